@@ -1,0 +1,32 @@
+"""The exceptions symq raises.
+
+Every message names the class, server or value at fault and, where there is one, the remedy.
+The command line turns a :class:`SymqError` into one line on stderr and exit status 2.
+"""
+
+__all__ = ["SymqError", "ModelError", "UnstableModelError", "UnknownModelError",
+           "UnsupportedError", "VerificationError"]
+
+
+class SymqError(Exception):
+    """Base class of every error symq raises on purpose."""
+
+
+class ModelError(SymqError, ValueError):
+    """A model or a value given for it is invalid (bad rate, unknown name, malformed file)."""
+
+
+class UnknownModelError(ModelError):
+    """A built-in model name that symq does not know, or a model file that does not exist."""
+
+
+class UnstableModelError(ModelError):
+    """The rates violate the stability condition, so no stationary law exists."""
+
+
+class UnsupportedError(SymqError, ValueError):
+    """A quantity or discipline that symq cannot compute for this model (yet)."""
+
+
+class VerificationError(SymqError):
+    """A derived formula failed its check against an independent route."""
