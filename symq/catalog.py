@@ -1,0 +1,224 @@
+r"""Built-in models and TOML model files.
+
+Built-in names (symbolic rates ``lambda_<class>`` and ``mu_<server>``), as fixed by INTERFACE.md:
+
+============== ==============================================================================
+``n``          1 -> {1}, 2 -> {1, 2}
+``w``          1 -> {1}, 2 -> {2}, 3 -> {1, 2}
+``redundancy:K:D`` one class per D-subset of servers 1..K, rate ``lambda``/C(K, D); servers rate ``mu``
+``uninformed:N`` one class ``1`` of rate ``lambda`` compatible with servers 1..N of rates ``mu_j``
+``nested``     1 -> {1}, 2 -> {2}, 3 -> {1, 2}, 4 -> {3}, 5 -> {1, 2, 3}
+``ring:K``     class i -> {i, i+1 mod K}, K >= 3 (a non-nested graph)
+============== ==============================================================================
+
+Examples
+--------
+>>> from symq import model
+>>> model("n")
+Model('n', 1->{1}, 2->{1,2})
+>>> model("redundancy:3:2").classes
+('1,2', '1,3', '2,3')
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import tomllib
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import ModelError, UnknownModelError
+from .model import Model
+from .rates import positive_symbol
+
+__all__ = ["model", "load", "loads", "builtin_names", "BUILTIN_DESCRIPTIONS"]
+
+
+def _symbolic(name: str, compatibility: dict[str, list[str]], servers: list[str]) -> Model:
+    return Model(compatibility=compatibility,
+                 arrival_rates={i: positive_symbol(f"lambda_{i}") for i in compatibility},
+                 service_rates={j: positive_symbol(f"mu_{j}") for j in servers},
+                 name=name)
+
+
+def _n() -> Model:
+    return _symbolic("n", {"1": ["1"], "2": ["1", "2"]}, ["1", "2"])
+
+
+def _w() -> Model:
+    return _symbolic("w", {"1": ["1"], "2": ["2"], "3": ["1", "2"]}, ["1", "2"])
+
+
+def _nested() -> Model:
+    return _symbolic("nested", {"1": ["1"], "2": ["2"], "3": ["1", "2"], "4": ["3"],
+                                "5": ["1", "2", "3"]}, ["1", "2", "3"])
+
+
+def _int_argument(text: str, what: str, name: str, low: int, high: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise UnknownModelError(f"model {name!r}: {what} {text!r} is not an integer") from None
+    if not low <= value <= high:
+        raise UnknownModelError(f"model {name!r}: {what} must be between {low} and {high}, "
+                                f"not {value}")
+    return value
+
+
+def _redundancy(name: str, k: str, d: str) -> Model:
+    servers_count = _int_argument(k, "K (number of servers)", name, 1, 30)
+    degree = _int_argument(d, "D (servers per class)", name, 1, servers_count)
+    servers = [str(j) for j in range(1, servers_count + 1)]
+    subsets = list(itertools.combinations(servers, degree))
+    lam, mu = positive_symbol("lambda"), positive_symbol("mu")
+    return Model(compatibility={",".join(s): list(s) for s in subsets},
+                 arrival_rates={",".join(s): lam / math.comb(servers_count, degree)
+                                for s in subsets},
+                 service_rates={j: mu for j in servers}, name=name)
+
+
+def _uninformed(name: str, n: str) -> Model:
+    count = _int_argument(n, "N (number of servers)", name, 1, 30)
+    servers = [str(j) for j in range(1, count + 1)]
+    return Model(compatibility={"1": servers}, arrival_rates={"1": positive_symbol("lambda")},
+                 service_rates={j: positive_symbol(f"mu_{j}") for j in servers}, name=name)
+
+
+def _ring(name: str, k: str) -> Model:
+    count = _int_argument(k, "K (number of classes and servers)", name, 3, 30)
+    servers = [str(j) for j in range(1, count + 1)]
+    return _symbolic(name, {str(i): [str(i), str(i % count + 1)] for i in range(1, count + 1)},
+                     servers)
+
+
+_FIXED: dict[str, Callable[[], Model]] = {"n": _n, "w": _w, "nested": _nested}
+_PARAMETRIC: dict[str, tuple[int, Callable[..., Model]]] = {
+    "redundancy": (2, _redundancy), "uninformed": (1, _uninformed), "ring": (1, _ring)}
+
+BUILTIN_DESCRIPTIONS = {
+    "n": "N model: 1 -> {1}, 2 -> {1, 2}",
+    "w": "W model: 1 -> {1}, 2 -> {2}, 3 -> {1, 2}",
+    "nested": "nested 3-server model: 1 -> {1}, 2 -> {2}, 3 -> {1, 2}, 4 -> {3}, 5 -> {1, 2, 3}",
+    "redundancy:K:D": "one class per D-subset of K servers, rate lambda/C(K,D); servers rate mu",
+    "uninformed:N": "one class of rate lambda, N heterogeneous servers mu_1..mu_N",
+    "ring:K": "class i -> {i, i+1 mod K} (non-nested), K >= 3",
+}
+
+
+def builtin_names() -> list[str]:
+    """The built-in model names, with their parameters written as K, D, N."""
+    return list(BUILTIN_DESCRIPTIONS)
+
+
+def model(name: str | Path) -> Model:
+    """A built-in model by name (``"w"``, ``"redundancy:3:2"``) or a model read from a TOML file.
+
+    Raises
+    ------
+    UnknownModelError
+        A name that is neither built in nor an existing file.
+    ModelError
+        A malformed model file.
+    """
+    if isinstance(name, Path) or str(name).endswith(".toml"):
+        return load(name)
+    text = str(name).strip()
+    if text in _FIXED:
+        return _FIXED[text]()
+    head, *args = text.split(":")
+    if head in _PARAMETRIC:
+        count, build = _PARAMETRIC[head]
+        if len(args) != count:
+            form = {"redundancy": "redundancy:K:D", "uninformed": "uninformed:N",
+                    "ring": "ring:K"}[head]
+            raise UnknownModelError(f"model {text!r} needs the form {form}")
+        return build(text, *args)
+    if Path(text).is_file():
+        return load(text)
+    raise UnknownModelError(f"unknown model {text!r}; built-in models: "
+                            f"{', '.join(builtin_names())}, or give a path to a .toml file")
+
+
+def load(path: str | Path) -> Model:
+    """Read a model from a TOML file (format in INTERFACE.md).
+
+    Raises
+    ------
+    UnknownModelError
+        The file does not exist.
+    ModelError
+        Malformed TOML, unknown keys, missing or bad rates, bad compatibility.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UnknownModelError(f"model file {str(path)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ModelError(f"cannot read model file {str(path)!r}: {error}") from None
+    return loads(text, default_name=path.stem, source=str(path))
+
+
+def _table(data: dict[str, Any], key: str, source: str) -> dict[str, Any]:
+    value = data.get(key, {})
+    if not isinstance(value, dict) or not value:
+        raise ModelError(f"{source}: needs a non-empty [{key}.NAME] table for each {key[:-1]}"
+                         if key != "classes" else
+                         f"{source}: needs a non-empty [classes.NAME] table for each class")
+    return value
+
+
+def loads(text: str, default_name: str = "", source: str = "model") -> Model:
+    """Read a model from TOML text; see :func:`load`."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ModelError(f"{source}: malformed TOML: {error}") from None
+    unknown = set(data) - {"name", "classes", "servers"}
+    if unknown:
+        raise ModelError(f"{source}: unknown top-level key(s) {', '.join(sorted(unknown))}; "
+                         "allowed: name, classes, servers")
+    classes = _table(data, "classes", source)
+    servers = _table(data, "servers", source)
+    compatibility, arrivals, abandonment, service = {}, {}, {}, {}
+    for i, spec in classes.items():
+        if not isinstance(spec, dict):
+            raise ModelError(f"{source}: class {i!r} must be a table with arrival_rate and servers")
+        extra = set(spec) - {"arrival_rate", "servers", "abandonment_rate"}
+        if extra:
+            raise ModelError(f"{source}: class {i!r} has unknown key(s) {', '.join(sorted(extra))}; "
+                             "allowed: arrival_rate, servers, abandonment_rate")
+        if "arrival_rate" not in spec:
+            raise ModelError(f"{source}: class {i!r} has no arrival_rate; add one")
+        if "servers" not in spec:
+            raise ModelError(f"class {i!r} has no compatible server; give it a servers list")
+        wanted = spec["servers"]
+        if not isinstance(wanted, list) or not all(isinstance(j, (str, int)) and
+                                                   not isinstance(j, bool) for j in wanted):
+            raise ModelError(f"{source}: servers of class {i!r} must be a list of server names")
+        compatibility[i] = [str(j) for j in wanted]
+        arrivals[i] = _rate_value(spec["arrival_rate"], f"arrival rate of class {i!r}")
+        if "abandonment_rate" in spec:
+            abandonment[i] = _rate_value(spec["abandonment_rate"], f"abandonment rate of class {i!r}")
+    for j, spec in servers.items():
+        if not isinstance(spec, dict) or "service_rate" not in spec:
+            raise ModelError(f"{source}: server {j!r} needs a table with a service_rate")
+        extra = set(spec) - {"service_rate"}
+        if extra:
+            raise ModelError(f"{source}: server {j!r} has unknown key(s) {', '.join(sorted(extra))}; "
+                             "allowed: service_rate")
+        service[j] = _rate_value(spec["service_rate"], f"service rate of server {j!r}")
+    name = data.get("name", default_name)
+    if not isinstance(name, str):
+        raise ModelError(f"{source}: name must be a string")
+    return Model(compatibility=compatibility, arrival_rates=arrivals, service_rates=service,
+                 abandonment_rates=abandonment, name=name)
+
+
+def _rate_value(value: Any, what: str) -> Any:
+    """TOML values allowed as rates: strings, integers (floats are refused by the Model)."""
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return value
+    raise ModelError(f"{what} must be a string such as \"3/10\" or \"lambda_1\", not {value!r}")
+

@@ -1,0 +1,292 @@
+"""The ``symq`` command line (contract in INTERFACE.md).
+
+Core commands live here: ``list``, ``show``, ``derive``, ``evaluate``. Further commands are
+modules of :mod:`symq.commands`, discovered at start-up. Bad input of any kind (unknown model,
+malformed value, unstable rates) prints one line on stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import pkgutil
+import sys
+from typing import Any, Mapping, Sequence
+
+import sympy
+
+from . import commands
+from .catalog import BUILTIN_DESCRIPTIONS, model as load_model
+from .errors import ModelError, SymqError
+from .model import Model
+from .nested import is_nested, nesting_tree
+from .quantities import DISCIPLINES, QUANTITIES, Evaluated, derive, evaluate, handler_for
+from .rates import parse_rate
+from .stability import stability_conditions, stability_report
+
+__all__ = ["main", "build_parser", "parse_settings", "add_format_arguments", "emit_json"]
+
+
+# ---------------------------------------------------------------------------- shared helpers
+def add_format_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--format text|latex|json`` and ``--json``, accepted by every command."""
+    parser.add_argument("--format", choices=("text", "latex", "json"), default="text",
+                        help="output format (default: text)")
+    parser.add_argument("--json", dest="format", action="store_const", const="json",
+                        help="short for --format json")
+
+
+def add_set_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--set", dest="settings", action="append", default=[], metavar="NAME=VALUE",
+                        help="substitute an exact value (3/10, 2, 0.25 read as 1/4) for a symbol")
+
+
+def parse_settings(settings: Sequence[str]) -> dict[str, str]:
+    """``["lambda_1=3/10", ...]`` to ``{"lambda_1": "3/10"}``, with exact, positive values.
+
+    Raises
+    ------
+    ModelError
+        A setting without ``=``, an empty name, a value that is not exact and positive, a name
+        given twice.
+    """
+    values: dict[str, str] = {}
+    for item in settings:
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise ModelError(f"--set {item!r}: write NAME=VALUE, e.g. --set lambda_1=3/10")
+        if name in values:
+            raise ModelError(f"--set {name} is given twice; give each symbol one value")
+        values[name] = str(parse_rate(value, f"--set {name}"))
+    return values
+
+
+def emit_json(data: Any) -> None:
+    print(json.dumps(data, indent=2))
+
+
+def _model_with_values(args: argparse.Namespace) -> tuple[Model, Model, dict[str, str]]:
+    base = load_model(args.model)
+    values = parse_settings(getattr(args, "settings", []))
+    return base, (base.substitute(values) if values else base), values
+
+
+def _label(args: argparse.Namespace, model: Model) -> str:
+    return model.name or str(args.model)
+
+
+# ---------------------------------------------------------------------------- list
+def _run_list(args: argparse.Namespace) -> int:
+    if args.format == "json":
+        emit_json([{"name": n, "description": d} for n, d in BUILTIN_DESCRIPTIONS.items()])
+        return 0
+    width = max(map(len, BUILTIN_DESCRIPTIONS))
+    for name, description in BUILTIN_DESCRIPTIONS.items():
+        print(f"{name:<{width}}  {description}")
+    return 0
+
+
+# ---------------------------------------------------------------------------- show
+def _set_text(items: Sequence[str]) -> str:
+    return "{" + ", ".join(items) + "}"
+
+
+def _show_data(model: Model, label: str) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "model": label,
+        "classes": {i: {"arrival_rate": str(model.arrival_rates[i]),
+                        "servers": list(model.compatibility[i]),
+                        **({"abandonment_rate": str(model.abandonment_rates[i])}
+                           if i in model.abandonment_rates else {})}
+                    for i in model.classes},
+        "servers": {j: {"service_rate": str(model.service_rates[j]),
+                        "classes": list(model.classes_of([j]))} for j in model.servers},
+        "nested": is_nested(model),
+    }
+    if data["nested"]:
+        tree = nesting_tree(model)
+        data["nesting_tree"] = [{"servers": sorted(s), "classes": list(tree.nodes[s]["classes"]),
+                                 "contains": [sorted(c) for c in tree.successors(s)]}
+                                for s in sorted(tree.nodes, key=lambda s: (len(s), sorted(s)))]
+    if model.is_numeric:
+        report = stability_report(model)
+        data["stable"] = report.stable
+        data["stability"] = {"margin": str(report.margin), "tightest_classes": list(report.classes),
+                             "servers": list(report.servers), "load": str(report.load),
+                             "capacity": str(report.capacity)}
+    else:
+        data["stability_conditions"] = [
+            {"classes": list(a), "servers": list(b),
+             "condition": f"{model.arrival_rate(a)} < {model.service_rate(b)}",
+             "latex": f"{sympy.latex(model.arrival_rate(a))} < {sympy.latex(model.service_rate(b))}"}
+            for a, b in stability_conditions(model)]
+    return data
+
+
+def _run_show(args: argparse.Namespace) -> int:
+    _, model, _ = _model_with_values(args)
+    data = _show_data(model, _label(args, model))
+    if args.format == "json":
+        emit_json(data)
+        return 0
+    latex = args.format == "latex"
+    rate = (lambda e: f"${sympy.latex(e)}$") if latex else str
+    print(f"model {data['model']}: {len(model.classes)} classes, {len(model.servers)} servers")
+    print("classes:")
+    for i in model.classes:
+        print(f"  {i}: arrival rate {rate(model.arrival_rates[i])}, servers "
+              f"{_set_text(model.compatibility[i])}")
+    print("servers:")
+    for j in model.servers:
+        print(f"  {j}: service rate {rate(model.service_rates[j])}, classes "
+              f"{_set_text(model.classes_of([j]))}")
+    if data["nested"]:
+        print("nested: yes; nesting tree (server set: classes; contained sets):")
+        for node in data["nesting_tree"]:
+            contains = ", ".join(_set_text(c) for c in node["contains"]) or "-"
+            print(f"  {_set_text(node['servers'])}: classes {', '.join(node['classes'])}; "
+                  f"contains {contains}")
+    else:
+        print("nested: no")
+    if "stable" in data:
+        s = data["stability"]
+        verdict = "stable" if data["stable"] else "UNSTABLE"
+        print(f"stability: {verdict}; tightest class set {_set_text(s['tightest_classes'])} brings "
+              f"{s['load']} to servers {_set_text(s['servers'])} of capacity {s['capacity']}")
+    else:
+        print("stability conditions (redundant ones removed):")
+        for c in data["stability_conditions"]:
+            print(f"  ${c['latex']}$" if latex else f"  {c['condition']}")
+    return 0
+
+
+# ---------------------------------------------------------------------------- derive / evaluate
+def _flatten(result: Any) -> list[tuple[str, Any]]:
+    """``[(label, expr)]`` of a quantity: one unlabelled entry, or one per class/server."""
+    if not isinstance(result, Mapping):
+        return [("", result)]
+    rows = []
+    for key, part in result.items():
+        if isinstance(part, Mapping):
+            rows += [(f"{key} {name}", value) for name, value in part.items()]
+        else:
+            rows.append((key, part))
+    return rows
+
+
+def _expr_json(expr: Any) -> dict[str, str]:
+    return {"expr": str(expr), "latex": sympy.latex(expr)}
+
+
+def _shape(result: Any, leaf) -> Any:
+    if isinstance(result, Mapping):
+        return {key: _shape(part, leaf) for key, part in result.items()}
+    return leaf(result)
+
+
+def _run_derive(args: argparse.Namespace) -> int:
+    _, model, values = _model_with_values(args)
+    _, method = handler_for(model, args.quantity, args.discipline)
+    result = derive(model, args.quantity, args.discipline)
+    if args.format == "json":
+        emit_json({"model": _label(args, model), "quantity": args.quantity,
+                   "discipline": args.discipline, "method": method, "parameters": values,
+                   "result": _shape(result, _expr_json)})
+        return 0
+    for label, expr in _flatten(result):
+        text = sympy.latex(expr) if args.format == "latex" else str(expr)
+        print(f"{label}: {text}" if label else text)
+    return 0
+
+
+def _run_evaluate(args: argparse.Namespace) -> int:
+    _, model, values = _model_with_values(args)
+    if not model.is_numeric:
+        missing = ", ".join(sorted(s.name for s in model.symbols))
+        raise ModelError(f"evaluate needs a value for every symbol; missing: {missing} "
+                         "(give each with --set NAME=VALUE)")
+    result = evaluate(derive(model, args.quantity, args.discipline), digits=args.digits)
+    if args.format == "json":
+        emit_json({"model": _label(args, model), "quantity": args.quantity,
+                   "discipline": args.discipline, "parameters": values, "digits": args.digits,
+                   "result": _shape(result, Evaluated.as_json)})
+        return 0
+    for label, value in _flatten(result):
+        exact = value.exact
+        if args.format == "latex":
+            shown = f"{sympy.latex(exact)} \\approx {value.value}" if exact is not None else value.value
+        else:
+            shown = f"{exact} = {value.value}" if exact is not None and not exact.is_Integer \
+                else value.value
+        print(f"{label}: {shown}" if label else shown)
+    return 0
+
+
+# ---------------------------------------------------------------------------- parser
+def _digits(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--digits {text!r} is not a whole number") from None
+    if not 1 <= value <= 10000:
+        raise argparse.ArgumentTypeError(f"--digits must be from 1 to 10000, not {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser, with the discovered subcommands of :mod:`symq.commands`."""
+    parser = argparse.ArgumentParser(prog="symq", description="Exact, symbolic queueing theory "
+                                     "for FCFS models with compatibility graphs.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("list", help="built-in models")
+    add_format_arguments(p)
+    p.set_defaults(handler=_run_list)
+
+    p = sub.add_parser("show", help="classes, servers, nesting tree, stability conditions")
+    p.add_argument("model", help="built-in name or path to a TOML file")
+    add_set_argument(p)
+    add_format_arguments(p)
+    p.set_defaults(handler=_run_show)
+
+    for name, handler, text in (("derive", _run_derive, "the symbolic formula of a quantity"),
+                                ("evaluate", _run_evaluate, "exact value and decimal digits")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("model", help="built-in name or path to a TOML file")
+        p.add_argument("quantity", choices=list(QUANTITIES), metavar="QUANTITY",
+                       help="one of: " + ", ".join(QUANTITIES))
+        p.add_argument("--discipline", choices=DISCIPLINES, default="collaborative")
+        add_set_argument(p)
+        if name == "evaluate":
+            p.add_argument("--digits", type=_digits, default=30,
+                           help="significant digits of the decimal value (default 30)")
+        add_format_arguments(p)
+        p.set_defaults(handler=handler)
+
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (2 for bad input)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except SymqError as error:
+        print(f"symq: error: {error}", file=sys.stderr)
+        return 2
+    except RecursionError:
+        print("symq: error: the model is too large for this computation", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,141 @@
+r"""Performance quantities by name, and their evaluation to exact values and decimals.
+
+The names are those of INTERFACE.md (``empty-probability``, ``normalizing-constant``, ...). Each
+quantity is computed by a *handler* registered for a discipline; a handler returns either one
+sympy expression or a mapping ``{"total": expr, "per_class": {...}}`` / ``{"per_server": {...}}``.
+A handler may apply to some models only (say, the single fully flexible class of
+``uninformed:N``); the most recently registered handler that applies wins.
+
+Examples
+--------
+>>> from symq import model
+>>> from symq.quantities import derive, evaluate
+>>> g = derive(model("n"), "empty-probability")
+>>> evaluate(g, {"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"}, digits=10)
+Evaluated(exact=9/14, value='0.6428571429')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+import sympy
+
+from .errors import ModelError, UnsupportedError
+from .model import Model
+from .numeric import decimal_string
+from .rates import parse_rate
+
+__all__ = ["QUANTITIES", "DISCIPLINES", "register", "handler_for", "derive", "evaluate",
+           "Evaluated", "substitute"]
+
+QUANTITIES = {
+    "empty-probability": "probability that no job is in the system",
+    "normalizing-constant": "G with pi(state) = product-form term / G",
+    "server-idle-probability": "per server, probability that it is idle",
+    "mean-number": "mean number of jobs in the system, per class and total",
+    "mean-response-time": "mean time in system, per class and overall (arrival-weighted)",
+    "response-time": "distribution of the time in system per class (nested models)",
+}
+DISCIPLINES = ("collaborative", "alis", "rais")
+
+Handler = Callable[[Model], Any]
+_HANDLERS: list[tuple[str, str, Callable[[Model], bool], Handler, str]] = []
+
+
+def register(quantity: str, discipline: str, handler: Handler,
+             applies: Callable[[Model], bool] = lambda model: True, method: str = "") -> None:
+    """Register ``handler(model)`` for ``quantity`` under ``discipline`` (where ``applies``)."""
+    if quantity not in QUANTITIES:
+        raise ValueError(f"unknown quantity {quantity!r}")
+    _HANDLERS.append((quantity, discipline, applies, handler, method))
+
+
+def handler_for(model: Model, quantity: str, discipline: str) -> tuple[Handler, str]:
+    """The handler and its method name for ``quantity`` of ``model`` under ``discipline``.
+
+    Raises
+    ------
+    ModelError
+        An unknown quantity or discipline.
+    UnsupportedError
+        A known quantity that symq cannot compute for this model and discipline yet.
+    """
+    if quantity not in QUANTITIES:
+        raise ModelError(f"unknown quantity {quantity!r}; available: {', '.join(QUANTITIES)}")
+    if discipline not in DISCIPLINES:
+        raise ModelError(f"unknown discipline {discipline!r}; available: {', '.join(DISCIPLINES)}")
+    for name, disc, applies, handler, method in reversed(_HANDLERS):
+        if name == quantity and disc == discipline and applies(model):
+            return handler, method
+    available = sorted({d for name, d, applies, _, _ in _HANDLERS
+                        if name == quantity and applies(model)})
+    hint = f"; available for this model: {', '.join(available)}" if available else ""
+    raise UnsupportedError(f"{quantity} under discipline {discipline!r} is not available for "
+                           f"model {model.name or 'given'}{hint}")
+
+
+def derive(model: Model, quantity: str, discipline: str = "collaborative") -> Any:
+    """The exact quantity: a sympy expression, or a mapping of them (per class / per server)."""
+    handler, _ = handler_for(model, quantity, discipline)
+    return handler(model)
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    """An exact value and its decimal string with the requested significant digits."""
+
+    exact: sympy.Expr | None
+    value: str
+
+    def __str__(self) -> str:
+        return self.value
+
+    def as_json(self) -> dict[str, str]:
+        result = {"value": self.value}
+        if self.exact is not None:
+            result = {"exact": str(self.exact), **result}
+        return result
+
+
+def substitute(expr: sympy.Expr, values: Mapping[str, Any]) -> sympy.Expr:
+    """Put exact values in for the symbols of ``expr`` named in ``values`` (others stay)."""
+    by_name = {s.name: s for s in sympy.sympify(expr).free_symbols}
+    mapping = {by_name[name]: parse_rate(value, f"value of {name}")
+               for name, value in values.items() if name in by_name}
+    return sympy.simplify(expr.xreplace(mapping)) if mapping else expr
+
+
+def evaluate(result: Any, values: Mapping[str, Any] | None = None, digits: int = 30) -> Any:
+    """Evaluate a derived result at ``values`` to :class:`Evaluated` (mapping results keep their
+    shape).
+
+    Raises
+    ------
+    ModelError
+        A symbol left without a value, a value that is not exact and positive.
+    """
+    values = dict(values or {})
+    if isinstance(result, Mapping):
+        return {key: evaluate(part, values, digits) for key, part in result.items()}
+    expr = substitute(sympy.sympify(result), values)
+    if expr.free_symbols:
+        names = ", ".join(sorted(s.name for s in expr.free_symbols))
+        raise ModelError(f"no value for the symbol(s) {names}; give each with --set NAME=VALUE")
+    exact = None if expr.has(sympy.Float) else expr
+    return Evaluated(exact, decimal_string(expr, digits))
+
+
+def _register_builtin_handlers() -> None:
+    from .nested import is_nested, nested_empty_probability
+    from .normalization import collaborative_empty_probability
+
+    register("empty-probability", "collaborative", collaborative_empty_probability,
+             method="server-removal recursion (Prop 6.2)")
+    register("empty-probability", "collaborative", nested_empty_probability,
+             applies=lambda m: is_nested(m) and not m.is_numeric,
+             method="nested closed form prod(1 - rho_S) (Thm 4.5)")
+
+
+_register_builtin_handlers()

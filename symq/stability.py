@@ -1,0 +1,176 @@
+r"""Stability of FCFS compatibility models.
+
+The collaborative and noncollaborative FCFS models are stable if and only if
+$\lambda(A) < \mu(S(A))$ for every non-empty set of classes $A$ ([GR20]_, section 2). symq decides
+this exactly without enumerating the $2^J$ class sets: for each class $i$,
+
+.. math:: \min_{A \ni i} \bigl(\mu(S(A)) - \lambda(A)\bigr) = \operatorname{mincut}_i - \lambda,
+
+where $\operatorname{mincut}_i$ is the minimum cut of the network source $\to$ class $c$ (capacity
+$\lambda_c$, infinite for $c=i$) $\to$ server $j \in S_c$ (infinite) $\to$ sink (capacity $\mu_j$): a
+cut keeps a class set $A \ni i$ and its servers $S(A)$ on the source side and costs
+$\lambda - \lambda(A) + \mu(S(A))$. Capacities are exact rationals scaled to integers, so the
+verdict is exact, and load equal to capacity is unstable.
+
+Examples
+--------
+>>> from symq import model
+>>> from symq.stability import stability_conditions
+>>> for classes, servers in stability_conditions(model("w")):
+...     print(classes, servers)
+('1',) ('1',)
+('2',) ('2',)
+('1', '2', '3') ('1', '2')
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import networkx as nx
+import sympy
+
+from .errors import ModelError, UnstableModelError
+from .model import Model
+
+__all__ = ["StabilityReport", "stability_report", "check_stability", "is_stable",
+           "stability_conditions", "brute_force_stability_report"]
+
+
+@dataclass(frozen=True)
+class StabilityReport:
+    r"""The tightest class set: the minimum of $\mu(S(A)) - \lambda(A)$ over non-empty $A$."""
+
+    margin: sympy.Rational
+    classes: tuple[str, ...]
+    servers: tuple[str, ...]
+    load: sympy.Rational
+    capacity: sympy.Rational
+
+    @property
+    def stable(self) -> bool:
+        return self.margin > 0
+
+    def message(self) -> str:
+        classes = "{" + ", ".join(repr(i) for i in self.classes) + "}"
+        servers = "{" + ", ".join(repr(j) for j in self.servers) + "}"
+        return (f"unstable: classes {classes} bring {self.load} but their servers {servers} "
+                f"serve only {self.capacity}; lower those arrival rates or raise those service rates")
+
+
+def _fraction(value: sympy.Expr, what: str) -> Fraction:
+    if not value.is_Rational:
+        raise ModelError(f"{what} is {value}; stability is decided for exact numeric rates only: "
+                         "set every symbol with --set NAME=VALUE")
+    return Fraction(int(value.p), int(value.q))
+
+
+def stability_report(model: Model) -> StabilityReport:
+    """The minimum stability margin and a class set that attains it, by one max-flow per class.
+
+    Raises
+    ------
+    ModelError
+        A rate that is not an exact number (substitute values first).
+    """
+    lam = {i: _fraction(r, f"arrival rate of class {i!r}") for i, r in model.arrival_rates.items()}
+    mu = {j: _fraction(r, f"service rate of server {j!r}") for j, r in model.service_rates.items()}
+    scale = math.lcm(*(x.denominator for x in [*lam.values(), *mu.values()]))
+    total = sum(lam.values())
+    best: tuple[Fraction, frozenset[str]] | None = None
+    for forced in model.classes:
+        network = nx.DiGraph()
+        for i, servers in model.compatibility.items():
+            if i != forced:
+                network.add_edge("source", ("class", i), capacity=int(lam[i] * scale))
+            else:
+                network.add_edge("source", ("class", i))  # no capacity: infinite
+            for j in servers:
+                network.add_edge(("class", i), ("server", j))
+        for j in model.servers:
+            network.add_edge(("server", j), "sink", capacity=int(mu[j] * scale))
+        cut, (source_side, _) = nx.minimum_cut(network, "source", "sink")
+        margin = Fraction(cut, scale) - total
+        classes = frozenset(node[1] for node in source_side
+                            if isinstance(node, tuple) and node[0] == "class")
+        if best is None or margin < best[0]:
+            best = (margin, classes)
+    assert best is not None, "a model has at least one class"
+    margin, chosen = best
+    classes = tuple(i for i in model.classes if i in chosen)
+    servers = model.servers_of(classes)
+    load = sympy.Rational(sum(lam[i] for i in classes))
+    capacity = sympy.Rational(sum(mu[j] for j in servers))
+    return StabilityReport(sympy.Rational(margin), classes, servers, load, capacity)
+
+
+def brute_force_stability_report(model: Model) -> StabilityReport:
+    """The same minimum by enumerating every non-empty class set (for tests and tiny models)."""
+    best = None
+    for size in range(1, len(model.classes) + 1):
+        for classes in itertools.combinations(model.classes, size):
+            servers = model.servers_of(classes)
+            load, capacity = model.arrival_rate(classes), model.service_rate(servers)
+            margin = capacity - load
+            if best is None or margin < best.margin:
+                best = StabilityReport(margin, classes, servers, load, capacity)
+    assert best is not None
+    return best
+
+
+def is_stable(model: Model) -> bool:
+    """True when $\\lambda(A) < \\mu(S(A))$ for every non-empty class set $A$ (numeric rates)."""
+    return model.is_empty or stability_report(model).stable
+
+
+def check_stability(model: Model) -> None:
+    """Raise :class:`UnstableModelError` naming a violating class set; no-op for symbolic rates.
+
+    Raises
+    ------
+    UnstableModelError
+        Some class set brings at least as much work as its servers can do.
+    """
+    if model.is_empty or not model.is_numeric:
+        return
+    report = stability_report(model)
+    if not report.stable:
+        raise UnstableModelError(report.message())
+
+
+def _connected(model: Model, classes: tuple[str, ...]) -> bool:
+    graph = model.graph().subgraph([("class", i) for i in classes] +
+                                   [("server", j) for j in model.servers_of(classes)])
+    return nx.is_connected(graph)
+
+
+def stability_conditions(model: Model, max_classes: int = 12) -> list[tuple[tuple[str, ...],
+                                                                          tuple[str, ...]]]:
+    r"""The distinct conditions $\lambda(A) < \mu(S(A))$, redundant ones removed.
+
+    A set $A$ is kept only if it is *closed*, $A = R(S(A))$ (adding the classes that only $S(A)$
+    serves makes the condition stronger with the same right-hand side), and *connected* in the
+    compatibility graph (otherwise the condition is the sum of those of its components, whose
+    server sets are disjoint). Enumerates class sets, so it is for small models only.
+
+    Raises
+    ------
+    ModelError
+        More than ``max_classes`` classes.
+    """
+    if len(model.classes) > max_classes:
+        raise ModelError(f"listing symbolic stability conditions enumerates 2^{len(model.classes)} "
+                         f"class sets; this is limited to {max_classes} classes. Set numeric rates "
+                         "to decide stability by max-flow instead")
+    conditions = []
+    for size in range(1, len(model.classes) + 1):
+        for classes in itertools.combinations(model.classes, size):
+            servers = model.servers_of(classes)
+            if set(model.only_served_by(servers)) != set(classes):
+                continue
+            if _connected(model, classes):
+                conditions.append((classes, servers))
+    return conditions
