@@ -1,0 +1,189 @@
+r"""Kernel equations: symbolic derivation and numerical roots with the selection rule.
+
+A product form $a^{q_1}b^{q_2}$ solves the inner (interior) balance equations of a region iff $(a,b)$
+lies on that region's kernel (note §1, §3.3, §4.3):
+
+* upper region (arrivals join queue 1): $\lambda/a+\mu_1a+\mu_2b=\sigma$;
+* lower region (arrivals join queue 2): $\mu_1a+\lambda/b+\mu_2b=\sigma$;
+
+with $\sigma=\lambda+\mu_1+\mu_2$. With $\alpha=ab^s$, the decay per boundary step
+$(q_1,q_2)\to(q_1+1,q_2+s)$, these become the polynomials
+
+$$K_U(\alpha,b)=\lambda b^{2s}+\mu_2\alpha b^{s+1}-\sigma\alpha b^s+\mu_1\alpha^2,\qquad
+K_L(\alpha,b)=\mu_2b^{s+1}-\sigma b^s+\lambda b^{s-1}+\mu_1\alpha .$$
+
+For $s=1$, $K_U$ is the JSQ kernel $\mu_1\alpha^2+\mu_2\alpha\beta^2+\lambda\beta^2-\sigma\alpha\beta$ of
+note §3.3 with $\beta=b$; for SED it is note §4.3 with $b=\omega$ and $b=\xi$. :func:`product_form_kernels`
+derives both from the balance equations of :mod:`symq.compensation.models` rather than quoting them.
+
+Root selection (note §3.3, §4.3, proved there by Rouché's theorem): for $0<|\alpha|<1$,
+
+* exactly $s$ roots of $K_U(\alpha,\cdot)$ have $|b|^s<|\alpha|$ (horizontal step, upper);
+* exactly one root of $K_L(\alpha,\cdot)$ has $|b|>1$ (horizontal step, lower).
+
+The functions below compute those roots at the working precision and raise
+:class:`~symq.errors.VerificationError` if the count is not as the theorem says.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import sympy
+
+from ..errors import VerificationError
+from .models import incoming
+
+__all__ = ["product_form_kernels", "kernel_polynomials", "kernels_latex", "upper_roots",
+           "lower_root"]
+
+
+def product_form_kernels(s: int = 1) -> dict[str, sympy.Expr]:
+    r"""The kernels in $(a, b)$, derived from the interior balance equations.
+
+    Substitutes $p(q_1,q_2)=a^{q_1}b^{q_2}$ into the balance equation of a representative interior
+    state of each region and divides by $a^{q_1}b^{q_2}$.
+
+    Returns
+    -------
+    dict
+        ``{"upper": expr, "lower": expr}``; the product form solves the region's inner equations iff
+        ``expr == 0``.
+
+    Examples
+    --------
+    >>> k = product_form_kernels(1)
+    >>> print(k["upper"])
+    -lambda - mu_1 - mu_2 + lambda/a + a*mu_1 + b*mu_2
+    """
+    lam = sympy.Symbol("lambda", positive=True)
+    mu1, mu2 = sympy.Symbol("mu_1", positive=True), sympy.Symbol("mu_2", positive=True)
+    if s > 1:
+        mu1, mu2 = sympy.Integer(1), sympy.Integer(s)
+    q = sympy.Symbol("q", nonnegative=True)
+    a, b = sympy.symbols("a b")
+    result = {}
+    for name, x in (("upper", (4, s * 8)), ("lower", (8, s * 4))):
+        expr = sympy.Integer(0)
+        for y, rate in incoming(x, s, lam, mu1, mu2, q):
+            expr += rate * a ** (y[0] - x[0]) * b ** (y[1] - x[1])
+        result[name] = sympy.expand(expr)
+    return result
+
+
+def kernel_polynomials(s: int = 1) -> dict[str, sympy.Expr]:
+    r"""$K_U(\alpha,b)$ and $K_L(\alpha,b)$: the kernels after $a=\alpha/b^s$, cleared of denominators.
+
+    Examples
+    --------
+    >>> k = kernel_polynomials(1)
+    >>> print(sympy.factor(k["upper"]))
+    -alpha*b*lambda - alpha*b*mu_1 - alpha*b*mu_2 + alpha*b**2*mu_2 + alpha**2*mu_1 + b**2*lambda
+    """
+    alpha, a, b = sympy.symbols("alpha a b")
+    result = {}
+    for name, expr in product_form_kernels(s).items():
+        num, _ = sympy.fraction(sympy.together(expr.subs(a, alpha / b ** s)))
+        poly = sympy.Poly(sympy.expand(num), alpha, b)
+        low = (min(m[0] for m in poly.monoms()), min(m[1] for m in poly.monoms()))
+        kernel = sympy.expand(poly.as_expr() / (alpha ** low[0] * b ** low[1]))
+        if sympy.Poly(kernel, alpha, b).LC().could_extract_minus_sign():
+            kernel = -kernel
+        result[name] = kernel
+    return result
+
+
+def kernels_latex(s: int = 1) -> str:
+    r"""Both kernel equations in LaTeX, e.g. for the ``--format latex`` output."""
+    k = kernel_polynomials(s)
+    return ("K_U(\\alpha,b) = " + sympy.latex(k["upper"]) + " = 0,\\qquad "
+            "K_L(\\alpha,b) = " + sympy.latex(k["lower"]) + " = 0")
+
+
+# ---------------------------------------------------------------------------------------------
+# numerical roots
+# ---------------------------------------------------------------------------------------------
+
+def _newton(coeffs, x, tol_digits):
+    """Polish a root of the polynomial ``coeffs`` (highest first) by Newton's method."""
+    eps = mpmath.mpf(10) ** (-tol_digits)
+    for _ in range(60):
+        value, deriv = mpmath.polyval(coeffs, x, derivative=True)
+        if deriv == 0:
+            break
+        dx = value / deriv
+        x = x - dx
+        if abs(dx) <= eps * abs(x):
+            break
+    return x
+
+
+def _approximate_roots(coeffs):
+    """All roots at low precision (a starting point for Newton)."""
+    with mpmath.workdps(30):
+        c = [mpmath.mpc(x) for x in coeffs]
+        return mpmath.polyroots(c, maxsteps=200, extraprec=60, error=False)
+
+
+def upper_roots(alpha, s, lam, mu1, mu2):
+    r"""The $s$ roots $b$ of $K_U(\alpha,b)=0$ with $|b|^s<|\alpha|$ (note §3.3, §4.3).
+
+    Uses the scaled variable $b=\alpha^{1/s}z$, in which the roots wanted are those of
+    $\lambda z^{2s}+\mu_2\alpha^{1/s}z^{s+1}-\sigma z^s+\mu_1=0$ with $|z|<1$ (note §4.3 and §7 item 4).
+    For $s=1$ the root is the closed form $b=2\mu_1\alpha/(\sigma+\sqrt{\sigma^2-4\mu_1(\lambda+\mu_2\alpha)})$.
+
+    Raises
+    ------
+    VerificationError
+        If the number of roots inside is not $s$.
+    """
+    sigma = lam + mu1 + mu2
+    if s == 1:
+        disc = sigma ** 2 - 4 * mu1 * (lam + mu2 * alpha)
+        root = mpmath.sqrt(disc)
+        b = 2 * mu1 * alpha / (sigma + root)
+        if not abs(b) < abs(alpha):
+            raise VerificationError(f"upper kernel root {b} is not inside |b| < |alpha| = {abs(alpha)}")
+        return [b]
+    scale = mpmath.root(alpha, s)
+    coeffs = [mpmath.mpc(0)] * (2 * s + 1)
+    # coefficients of z^(2s), ..., z^0 (highest first)
+    coeffs[0] = lam
+    coeffs[2 * s - (s + 1)] = mu2 * scale
+    coeffs[2 * s - s] = coeffs[2 * s - s] - sigma
+    coeffs[2 * s] = mu1
+    approx = _approximate_roots(coeffs)
+    inside = [z for z in approx if abs(z) < 1]
+    if len(inside) != s:
+        raise VerificationError(f"expected {s} upper kernel roots inside the unit disk at "
+                                f"alpha = {mpmath.nstr(alpha, 10)}, found {len(inside)}")
+    dps = mpmath.mp.dps
+    return [scale * _newton(coeffs, mpmath.mpc(z), dps - 3) for z in inside]
+
+
+def lower_root(alpha, s, lam, mu1, mu2):
+    r"""The root $b$ of $K_L(\alpha,b)=0$ with $|b|>1$ (note §3.3, §4.3).
+
+    For $s=1$: $b=(\sigma+\sqrt{\sigma^2-4\mu_2(\lambda+\mu_1\alpha)})/(2\mu_2)$.
+
+    Raises
+    ------
+    VerificationError
+        If not exactly one root lies outside the unit disk.
+    """
+    sigma = lam + mu1 + mu2
+    if s == 1:
+        b = (sigma + mpmath.sqrt(sigma ** 2 - 4 * mu2 * (lam + mu1 * alpha))) / (2 * mu2)
+        if not abs(b) > 1:
+            raise VerificationError(f"lower kernel root {b} is not outside the unit disk")
+        return b
+    coeffs = [mpmath.mpc(0)] * (s + 2)
+    coeffs[0] = mu2
+    coeffs[1] = -sigma
+    coeffs[2] = lam
+    coeffs[s + 1] = mu1 * alpha
+    approx = _approximate_roots(coeffs)
+    outside = [z for z in approx if abs(z) > 1]
+    if len(outside) != 1:
+        raise VerificationError(f"expected one lower kernel root outside the unit disk at "
+                                f"alpha = {mpmath.nstr(alpha, 10)}, found {len(outside)}")
+    return _newton(coeffs, mpmath.mpc(outside[0]), mpmath.mp.dps - 3)
