@@ -77,7 +77,7 @@ def truncated_ctmc(lam, mu1, mu2, s, q, n1, width):
 def _limits(model):
     rho = float(model.load)
     total = math.ceil(math.log(1e-17) / math.log(rho)) + 10
-    return total // (1 + model.s) + 10, 45
+    return total // (1 + model.s) + 10, 20 + 17 * model.s
 
 
 def _compare(model, tol=1e-12):
