@@ -53,7 +53,7 @@ def product_form_kernels(s: int = 1) -> dict[str, sympy.Expr]:
     --------
     >>> k = product_form_kernels(1)
     >>> print(k["upper"])
-    -lambda - mu_1 - mu_2 + lambda/a + a*mu_1 + b*mu_2
+    a*mu_1 + b*mu_2 - lambda - mu_1 - mu_2 + lambda/a
     """
     lam = sympy.Symbol("lambda", positive=True)
     mu1, mu2 = sympy.Symbol("mu_1", positive=True), sympy.Symbol("mu_2", positive=True)
@@ -76,8 +76,8 @@ def kernel_polynomials(s: int = 1) -> dict[str, sympy.Expr]:
     Examples
     --------
     >>> k = kernel_polynomials(1)
-    >>> print(sympy.factor(k["upper"]))
-    -alpha*b*lambda - alpha*b*mu_1 - alpha*b*mu_2 + alpha*b**2*mu_2 + alpha**2*mu_1 + b**2*lambda
+    >>> print(k["lower"])
+    alpha*mu_1 + b**2*mu_2 - b*lambda - b*mu_1 - b*mu_2 + lambda
     """
     alpha, a, b = sympy.symbols("alpha a b")
     result = {}
