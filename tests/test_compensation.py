@@ -324,3 +324,16 @@ def test_cli_bad_input_exit_status_2(argv, match, capsys):
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert match in err and "Traceback" not in err
+
+
+def test_pictures_are_written(tmp_path):
+    pytest.importorskip("matplotlib")
+    from symq.compensation.pictures import levels_needed, write_pictures
+    model = sed(2, "1/2", "1/2")
+    needed = levels_needed(model, size=3, max_levels=3)
+    # far from the origin one level suffices; the origin needs the most (distance rule, note §4.10)
+    assert needed[(3, 6)] <= needed[(0, 0)]
+    paths = write_pictures(model, str(tmp_path), rhos=("1/2",), size=5)
+    for path in paths.values():
+        with open(path, "rb") as f:
+            assert f.read(8) == b"\x89PNG\r\n\x1a\n"
