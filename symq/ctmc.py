@@ -1,0 +1,354 @@
+r"""The independent numerical route: truncated Markov chains built from the verbal model.
+
+Nothing here uses a product form. A chain is explored breadth-first from an initial state through a
+*transition function* ``state -> [(next_state, rate), ...]``; states rejected by ``keep`` are cut
+off (the transitions into them are dropped, e.g. arrivals beyond ``max_jobs``). The stationary law
+is computed by the GTH algorithm (Grassmann, Taksar and Heyman, Operations Research 33 (1985)
+1107-1116): Gaussian elimination without subtractions, run on exact :class:`~fractions.Fraction`
+rates (exact law of the truncated chain) or on floats (numerically stable).
+
+The transition functions follow the verbal definitions of [GR20]_ section 2:
+
+* :func:`collaborative_transitions` -- state: classes of all jobs in arrival order. The job in
+  position $p$ is served by the servers of its class not already serving an older job, so it
+  completes at rate $\mu(S(c_1..c_p)) - \mu(S(c_1..c_{p-1}))$.
+* :func:`alis_transitions` -- noncollaborative FCFS-ALIS. State: the jobs in arrival order, each
+  waiting ``("q", class)`` or in service ``("b", server, class)``, and the idle servers in the
+  order they became idle. An arrival takes the longest-idle compatible server or waits; a server
+  that completes takes the oldest compatible waiting job or joins the end of the idle queue.
+* :func:`random_assignment_transitions` -- noncollaborative FCFS with random assignment: the same,
+  with an idle *set*, and an arrival that finds idle compatible servers goes to one of them with
+  probabilities given by ``assignment`` (uniform by default).
+
+Truncating arrivals at ``max_jobs`` jobs gives, for these models, exactly the stationary law
+conditioned on at most ``max_jobs`` jobs (the truncation property of [GR20]_ Cor 3.7 holds for
+the collaborative model and for the noncollaborative job queue), so
+$\pi_N(\emptyset) \ge \pi(\emptyset)$ and the difference is the tail mass over $N$ times
+$\pi_N(\emptyset)$. Tests bound that tail independently.
+
+Examples
+--------
+>>> from symq import model
+>>> from symq.ctmc import truncated_stationary, empty_mass
+>>> mm1 = model("uninformed:1").substitute({"lambda": "1/2", "mu_1": "1"})
+>>> law = truncated_stationary(mm1, "collaborative", max_jobs=3)
+>>> empty_mass(law)
+Fraction(8, 15)
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable, Hashable, Iterable, Mapping
+
+import sympy
+
+from .errors import ModelError
+from .model import Model
+
+__all__ = ["MarkovChain", "build_chain", "stationary_distribution", "collaborative_transitions",
+           "alis_transitions", "random_assignment_transitions", "uniform_assignment",
+           "truncated_stationary", "empty_mass", "job_count", "class_counts", "busy_servers",
+           "initial_state"]
+
+State = Hashable
+Transitions = Callable[[State], Iterable[tuple[State, Any]]]
+
+
+@dataclass
+class MarkovChain:
+    """States in exploration order (``states[0]`` is the initial one) and off-diagonal rates."""
+
+    states: list[State]
+    rates: list[dict[int, Any]]
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+
+def build_chain(initial: State, transitions: Transitions,
+                keep: Callable[[State], bool] = lambda state: True,
+                max_states: int = 2_000_000) -> MarkovChain:
+    """Explore the chain reachable from ``initial``; transitions into states not kept are cut.
+
+    Raises
+    ------
+    ModelError
+        More than ``max_states`` states (tighten the truncation).
+    """
+    index = {initial: 0}
+    states = [initial]
+    rates: list[dict[int, Any]] = [{}]
+    queue = deque([initial])
+    while queue:
+        state = queue.popleft()
+        row = rates[index[state]]
+        for target, rate in transitions(state):
+            if target == state or not keep(target):
+                continue
+            if target not in index:
+                if len(states) >= max_states:
+                    raise ModelError(f"the truncated chain has more than {max_states} states; "
+                                     "lower max_jobs")
+                index[target] = len(states)
+                states.append(target)
+                rates.append({})
+                queue.append(target)
+            k = index[target]
+            row[k] = row.get(k, 0) + rate
+    return MarkovChain(states, rates)
+
+
+def stationary_distribution(chain: MarkovChain, exact: bool = True) -> dict[State, Any]:
+    """The stationary law of an irreducible finite chain.
+
+    ``exact=True``: GTH state reduction on Fractions (rates must be exact; for chains up to a few
+    hundred states). ``exact=False``: floats, by a sparse LU solve of the balance equations with
+    scipy when it is installed (the ``test`` extra has it), else by GTH on floats.
+    """
+    if not exact:
+        try:
+            return _sparse_float_solve(chain)
+        except ImportError:
+            pass
+    return _gth(chain, exact)
+
+
+def _sparse_float_solve(chain: MarkovChain) -> dict[State, float]:
+    import numpy
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.linalg import spsolve
+
+    n = len(chain)
+    rows, cols, values = [], [], []
+    for i, row in enumerate(chain.rates):
+        out = 0.0
+        for j, r in row.items():
+            r = float(r)
+            rows.append(j)  # transposed generator: equation j collects the flow into j
+            cols.append(i)
+            values.append(r)
+            out += r
+        rows.append(i)
+        cols.append(i)
+        values.append(-out)
+    # replace the balance equation of state 0 by the normalization sum(pi) = 1
+    keep = [k for k, r in enumerate(rows) if r != 0]
+    rows = [rows[k] for k in keep] + [0] * n
+    cols = [cols[k] for k in keep] + list(range(n))
+    values = [values[k] for k in keep] + [1.0] * n
+    matrix = coo_matrix((values, (rows, cols)), shape=(n, n)).tocsc()
+    rhs = numpy.zeros(n)
+    rhs[0] = 1.0
+    solution = spsolve(matrix, rhs)
+    return {state: float(p) for state, p in zip(chain.states, solution)}
+
+
+def _gth(chain: MarkovChain, exact: bool) -> dict[State, Any]:
+    """Grassmann-Taksar-Heyman state reduction (no subtractions: stable in floating point)."""
+    convert = _fraction if exact else float
+    n = len(chain)
+    out = [{j: convert(r) for j, r in row.items()} for row in chain.rates]
+    into: list[dict[int, Any]] = [{} for _ in range(n)]
+    for i, row in enumerate(out):
+        for j, r in row.items():
+            into[j][i] = r
+    saved: list[tuple[dict[int, Any], Any]] = [({}, 1)] * n
+    for k in range(n - 1, 0, -1):
+        row_k = out[k]
+        total = sum(row_k.values())
+        if not total:
+            raise ModelError("the truncated chain is not irreducible (a state has no way back)")
+        incoming = into[k]
+        saved[k] = (incoming, total)
+        for j in row_k:
+            del into[j][k]
+        for i, a in incoming.items():
+            row_i = out[i]
+            del row_i[k]
+            factor = a / total
+            for j, b in row_k.items():
+                if j != i:
+                    value = row_i.get(j, 0) + factor * b
+                    row_i[j] = value
+                    into[j][i] = value
+        out[k] = {}
+        into[k] = {}
+    weights = [convert(1)] + [convert(0)] * (n - 1)
+    for k in range(1, n):
+        incoming, total = saved[k]
+        weights[k] = sum(weights[i] * a for i, a in incoming.items()) / total
+    norm = sum(weights)
+    return {state: w / norm for state, w in zip(chain.states, weights)}
+
+
+def _fraction(value: Any) -> Fraction:
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, int):
+        return Fraction(value)
+    value = sympy.sympify(value)
+    if not value.is_Rational:
+        raise ModelError(f"the exact solver needs rational rates, not {value}")
+    return Fraction(int(value.p), int(value.q))
+
+
+def _rates(model: Model) -> tuple[dict[str, Fraction], dict[str, Fraction]]:
+    if not model.is_numeric:
+        names = ", ".join(sorted(s.name for s in model.symbols))
+        raise ModelError(f"the truncated chain needs numeric rates; set {names}")
+    lam = {i: _fraction(r) for i, r in model.arrival_rates.items()}
+    mu = {j: _fraction(r) for j, r in model.service_rates.items()}
+    return lam, mu
+
+
+# ------------------------------------------------------------------ collaborative model
+def collaborative_transitions(model: Model) -> Transitions:
+    """Transitions of the collaborative model on the state (c_1, ..., c_n) (classes, oldest first)."""
+    lam, mu = _rates(model)
+    servers_of = {i: frozenset(s) for i, s in model.compatibility.items()}
+
+    def transitions(state: tuple[str, ...]):
+        for i in model.classes:
+            yield state + (i,), lam[i]
+        used: set[str] = set()
+        for p, c in enumerate(state):
+            fresh = servers_of[c] - used
+            if fresh:
+                yield state[:p] + state[p + 1:], sum(mu[j] for j in fresh)
+                used |= fresh
+    return transitions
+
+
+# ------------------------------------------------------------------ noncollaborative models
+def _complete(model: Model, jobs: tuple, server: str) -> tuple[tuple, bool]:
+    """Server ``server`` finished its job: it takes the oldest compatible waiting job, if any.
+
+    Returns the new job tuple and whether the server stays busy."""
+    position = next(p for p, job in enumerate(jobs) if job[0] == "b" and job[1] == server)
+    jobs = jobs[:position] + jobs[position + 1:]
+    for p, job in enumerate(jobs):
+        if job[0] == "q" and server in model.compatibility[job[1]]:
+            return jobs[:p] + (("b", server, job[1]),) + jobs[p + 1:], True
+    return jobs, False
+
+
+def alis_transitions(model: Model) -> Transitions:
+    """Transitions of noncollaborative FCFS-ALIS on (jobs, idle servers in idle order)."""
+    lam, mu = _rates(model)
+
+    def transitions(state: tuple[tuple, tuple[str, ...]]):
+        jobs, idle = state
+        for i in model.classes:
+            free = [j for j in idle if j in model.compatibility[i]]
+            if free:  # assign the longest idle compatible server
+                j = free[0]
+                yield (jobs + (("b", j, i),), tuple(s for s in idle if s != j)), lam[i]
+            else:
+                yield (jobs + (("q", i),), idle), lam[i]
+        for job in jobs:
+            if job[0] == "b":
+                server = job[1]
+                new_jobs, busy = _complete(model, jobs, server)
+                yield (new_jobs, idle if busy else idle + (server,)), mu[server]
+    return transitions
+
+
+def uniform_assignment(model: Model, job_class: str, idle: frozenset[str]) -> dict[str, Fraction]:
+    """Uniform choice among the idle servers compatible with ``job_class``."""
+    free = [j for j in model.servers if j in idle and j in model.compatibility[job_class]]
+    return {j: Fraction(1, len(free)) for j in free}
+
+
+def random_assignment_transitions(
+        model: Model,
+        assignment: Callable[[Model, str, frozenset[str]], Mapping[str, Any]] = uniform_assignment,
+) -> Transitions:
+    """Transitions of noncollaborative FCFS with random assignment to idle servers.
+
+    ``assignment(model, job_class, idle_servers)`` gives the probability that an arriving job of
+    ``job_class`` goes to each idle compatible server (it is called only when there is one)."""
+    lam, mu = _rates(model)
+
+    def transitions(state: tuple[tuple, frozenset[str]]):
+        jobs, idle = state
+        for i in model.classes:
+            if idle.intersection(model.compatibility[i]):
+                for j, p in assignment(model, i, idle).items():
+                    if p:
+                        yield (jobs + (("b", j, i),), idle - {j}), lam[i] * _fraction(p)
+            else:
+                yield (jobs + (("q", i),), idle), lam[i]
+        for job in jobs:
+            if job[0] == "b":
+                server = job[1]
+                new_jobs, busy = _complete(model, jobs, server)
+                yield (new_jobs, idle if busy else idle | {server}), mu[server]
+    return transitions
+
+
+# ------------------------------------------------------------------ convenience
+def initial_state(model: Model, discipline: str) -> State:
+    """The empty state of the chain for ``discipline``."""
+    if discipline == "collaborative":
+        return ()
+    if discipline == "alis":
+        return ((), tuple(model.servers))
+    if discipline in ("rais", "random"):
+        return ((), frozenset(model.servers))
+    raise ModelError(f"unknown discipline {discipline!r}; use collaborative, alis or rais")
+
+
+def _jobs(state: State) -> tuple:
+    """The jobs of a state: the collaborative state is its job tuple, the others are pairs."""
+    collaborative = not state or isinstance(state[0], str)
+    return state if collaborative else state[0]
+
+
+def job_count(state: State) -> int:
+    """Number of jobs in a state of any of the chains above."""
+    return len(_jobs(state))
+
+
+def class_counts(state: State) -> dict[str, int]:
+    """Number of jobs of each class in a state of any of the chains above."""
+    counts: dict[str, int] = {}
+    for job in _jobs(state):
+        c = job if isinstance(job, str) else job[-1]
+        counts[c] = counts.get(c, 0) + 1
+    return counts
+
+
+def busy_servers(model: Model, state: State) -> frozenset[str]:
+    """The servers working in a state of any of the chains above."""
+    jobs = _jobs(state)
+    if jobs is state:
+        return frozenset(model.servers_of(set(jobs)))
+    return frozenset(job[1] for job in jobs if job[0] == "b")
+
+
+def truncated_stationary(model: Model, discipline: str, max_jobs: int, exact: bool = True,
+                         assignment=uniform_assignment) -> dict[State, Any]:
+    """Stationary law of the chain of ``discipline`` with arrivals blocked beyond ``max_jobs``.
+
+    ``discipline`` is ``collaborative``, ``alis`` or ``rais`` (random assignment, uniform unless
+    ``assignment`` is given).
+    """
+    if discipline == "collaborative":
+        transitions = collaborative_transitions(model)
+    elif discipline == "alis":
+        transitions = alis_transitions(model)
+    elif discipline in ("rais", "random"):
+        transitions = random_assignment_transitions(model, assignment)
+    else:
+        raise ModelError(f"unknown discipline {discipline!r}; use collaborative, alis or rais")
+    chain = build_chain(initial_state(model, discipline), transitions,
+                        keep=lambda state: job_count(state) <= max_jobs)
+    return stationary_distribution(chain, exact=exact)
+
+
+def empty_mass(law: Mapping[State, Any]) -> Any:
+    """Probability of the states with no job."""
+    return sum((p for state, p in law.items() if job_count(state) == 0), Fraction(0))
