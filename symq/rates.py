@@ -30,6 +30,7 @@ __all__ = ["parse_rate", "parse_value", "positive_symbol", "check_rate", "exact_
 
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?(/\d+)?$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_NOT_NUMBERS = {"nan", "inf", "+inf", "-inf", "infinity", "-infinity", "oo", "-oo", "zoo"}
 _ALLOWED_FUNCTIONS = {"sqrt": sympy.sqrt, "Rational": sympy.Rational}
 
 
@@ -56,6 +57,8 @@ def _parse_text(text: str, what: str) -> sympy.Expr:
         raise ModelError(f"{what} is empty; give a symbol name or an exact number such as 3/10")
     if _NUMBER.match(text):
         return _exact_number(text, what)
+    if text.lower() in _NOT_NUMBERS:
+        raise ModelError(f"{what} is {text}; give a finite positive number or a symbol name")
     if _NAME.match(text):
         if text in _ALLOWED_FUNCTIONS:
             raise ModelError(f"{what}: {text!r} is a function name, not a rate")

@@ -52,7 +52,7 @@ class StabilityReport:
 
     @property
     def stable(self) -> bool:
-        return self.margin > 0
+        return bool(self.margin > 0)
 
     def message(self) -> str:
         classes = "{" + ", ".join(repr(i) for i in self.classes) + "}"
@@ -123,7 +123,7 @@ def brute_force_stability_report(model: Model) -> StabilityReport:
 
 def is_stable(model: Model) -> bool:
     """True when $\\lambda(A) < \\mu(S(A))$ for every non-empty class set $A$ (numeric rates)."""
-    return model.is_empty or stability_report(model).stable
+    return bool(model.is_empty or stability_report(model).stable)
 
 
 def check_stability(model: Model) -> None:
