@@ -659,6 +659,11 @@ def _holds_for_all_positive(expr: sympy.Expr, strict: bool) -> bool:
     return bool(answer)
 
 
+def _culprits(expr: sympy.Expr, fallback: str) -> str:
+    names = sorted(s.name for s in expr.free_symbols)
+    return ", ".join(names) if names else fallback
+
+
 def _symbolic_decomposition(model: Model, weights: Mapping[str, sympy.Rational],
                             flow_func: Callable | None) -> Decomposition:
     """Structure at one point, then proved valid for all positive values (note 3.10)."""
@@ -693,22 +698,25 @@ def _symbolic_decomposition(model: Model, weights: Mapping[str, sympy.Rational],
                                              and not set(model.compatibility[i]) <= set(assigned)])
                 # note 3.10, condition 2: lambda_E(D) - mu(D) <= V_k H(D)
                 slack = drift * sum(inverse[j] for j in subset) - forced + model.service_rate(subset)
+                slack = sympy.expand(slack)
                 if not _holds_for_all_positive(slack, strict=False):
                     raise ModelError(
-                        f"the decomposition depends on the values of {names}: stations {subset} "
-                        f"split from cluster {cluster.stations} when {sympy.expand(slack)} < 0; give "
-                        "values with --set NAME=VALUE")
-                conditions.append(sympy.expand(slack))
+                        f"the clusters depend on the values of {_culprits(slack, names)}: stations "
+                        f"{subset} split from cluster {cluster.stations} when {slack} < 0; give "
+                        "them values with --set NAME=VALUE")
+                if slack not in conditions and slack.free_symbols:
+                    conditions.append(slack)
         assigned += cluster.stations
     for k in range(len(drifts) - 1):
         gap = sympy.expand(drifts[k] - drifts[k + 1])
         # note 3.10, condition 1: V_1 > V_2 > ...
         if not _holds_for_all_positive(gap, strict=True):
             raise ModelError(
-                f"the decomposition depends on the values of {names}: the order of clusters "
-                f"{numeric.clusters[k].stations} and {numeric.clusters[k + 1].stations} changes "
-                f"when {gap} <= 0; give values with --set NAME=VALUE")
-        conditions.append(gap)
+                f"the clusters depend on the values of {_culprits(gap, names)}: clusters "
+                f"{numeric.clusters[k].stations} and {numeric.clusters[k + 1].stations} merge or "
+                f"swap when {gap} <= 0; give them values with --set NAME=VALUE")
+        if gap not in conditions and gap.free_symbols:
+            conditions.append(gap)
     clusters = tuple(Cluster(stations=c.stations, drift=v, streams=c.streams, bonded=None)
                      for c, v in zip(numeric.clusters, drifts))
     return Decomposition(model=model, weights=dict(weights), clusters=clusters, policy=None,
@@ -719,7 +727,9 @@ def _symbolic_decomposition(model: Model, weights: Mapping[str, sympy.Rational],
 
 # ------------------------------------------------------------------------------- output
 def _set_latex(names: Sequence[str]) -> str:
-    return r"\{" + ", ".join(names) + r"\}"
+    def text(name: str) -> str:
+        return name if name.isalnum() else r"\text{" + name.replace("_", r"\_") + "}"
+    return r"\{" + ", ".join(text(n) for n in names) + r"\}"
 
 
 def decomposition_latex(decomposition: Decomposition) -> str:
