@@ -28,10 +28,14 @@ from __future__ import annotations
 import networkx as nx
 import sympy
 
+from .distributions import ExponentialMixture
+
 from .errors import ModelError
 from .model import Model
 
-__all__ = ["is_nested", "nesting_tree", "nested_empty_probability", "nested_loads"]
+__all__ = ["is_nested", "nesting_tree", "nested_empty_probability", "nested_loads",
+           "nested_means", "collaborative_response_time", "nested_queueing_time_given_busy",
+           "nested_noncollaborative_response_time"]
 
 
 def _server_sets(model: Model) -> list[frozenset[str]]:
@@ -99,3 +103,124 @@ def nested_empty_probability(model: Model) -> sympy.Expr:
         return sympy.Integer(1)
     factors = [(mu_hat - lam_s) / mu_hat for lam_s, mu_hat in nested_loads(model).values()]
     return sympy.Mul(*factors)
+
+
+def _ancestors(tree: nx.DiGraph, node: frozenset[str]) -> list[frozenset[str]]:
+    out = []
+    while True:
+        parents = list(tree.predecessors(node))
+        if not parents:
+            return out
+        node = parents[0]
+        out.append(node)
+
+
+def _node_of(model: Model, job_class: str) -> frozenset[str]:
+    if job_class not in model.compatibility:
+        raise ModelError(f"unknown class {job_class!r}; classes: {', '.join(model.classes)}")
+    return frozenset(model.compatibility[job_class])
+
+
+def collaborative_response_time(model: Model, job_class: str) -> ExponentialMixture:
+    r"""Response-time law of ``job_class`` in a nested collaborative system ([GR20]_ Thm 4.5):
+
+    $T_i\sim T^{M/M/1}(\lambda_i,\hat\mu_i)+\sum_{S_j\supsetneq S_i}T^{M/M/1}_Q(\lambda_j,\hat\mu_j)$,
+    independent terms, with $T^{M/M/1}(\lambda,\hat\mu)\sim\mathrm{Exp}(\hat\mu-\lambda)$ and
+    $T_Q^{M/M/1}$ that exponential with probability $\rho=\lambda/\hat\mu$ (Cor 4.4). Classes
+    with the same server set are one node of the tree (their rates add).
+
+    Examples
+    --------
+    >>> from sympy import latex
+    >>> from symq import model
+    >>> print(collaborative_response_time(model("n"), "2").latex("T_2"))
+    T_2 \sim \mathrm{Exp}\left(- \lambda_{1} - \lambda_{2} + \mu_{1} + \mu_{2}\right)
+
+    Raises
+    ------
+    ModelError
+        The model is not nested, or the class is unknown.
+    """
+    tree = nesting_tree(model)
+    loads = nested_loads(model)
+    node = _node_of(model, job_class)
+    lam, mu_hat = loads[node]
+    law = ExponentialMixture.exponential(mu_hat - lam)
+    for parent in _ancestors(tree, node):
+        lam_j, mu_j = loads[parent]
+        law = law + ExponentialMixture.gated(lam_j / mu_j, mu_j - lam_j)
+    return law
+
+
+def nested_queueing_time_given_busy(model: Model, job_class: str,
+                                    busy: frozenset[str] | set[str]) -> ExponentialMixture:
+    r"""Queueing time of ``job_class`` in a nested noncollaborative system given the (unordered)
+    set of busy servers $B$ seen on arrival ([GR20]_ Thm 4.6, Cor 4.7).
+
+    If $S_i\not\subseteq B$ the job starts at once (0). Else, by Thm 3.9 the queue ahead is the
+    stationary collaborative system $\vdash(\mathcal M\setminus B)$, so
+    $T_{iQ}\mid B\sim T^{M/M/1}(\lambda_i,\hat\mu_i)+\sum_{S_i\subsetneq S_j\subseteq B}
+    T_Q^{M/M/1}(\lambda_j,\hat\mu_j)$. (Given the *ordered* busy servers the analogous law of
+    Thm 5.4 is false; see ``notes/rais-and-aggregation.md`` 4.4.)
+    """
+    busy = frozenset(busy)
+    node = _node_of(model, job_class)
+    if not node <= busy:
+        return ExponentialMixture.zero()
+    tree = nesting_tree(model)
+    loads = nested_loads(model)
+    lam, mu_hat = loads[node]
+    law = ExponentialMixture.exponential(mu_hat - lam)
+    for parent in _ancestors(tree, node):
+        if not parent <= busy:
+            break
+        lam_j, mu_j = loads[parent]
+        law = law + ExponentialMixture.gated(lam_j / mu_j, mu_j - lam_j)
+    return law
+
+
+def nested_noncollaborative_response_time(model: Model, job_class: str,
+                                          busy_probabilities: dict) -> ExponentialMixture:
+    r"""Response time of ``job_class`` in a nested noncollaborative system whose servers in
+    $S_i$ share one rate $\mu$ ([GR20]_ Cor 4.8, mixed over the busy set by PASTA):
+    $T_i\sim\mathrm{Exp}(\mu)+\sum_BP(B)\,(T_{iQ}\mid B)$.
+
+    ``busy_probabilities`` maps frozensets of busy servers to their stationary probabilities.
+
+    Raises
+    ------
+    ModelError
+        Servers of the class with different rates (the service time then depends on the
+        server, and the wait and the server are dependent).
+    """
+    node = _node_of(model, job_class)
+    rates = {model.service_rates[s] for s in node}
+    if len(rates) != 1:
+        raise ModelError(f"class {job_class!r}: its servers {sorted(node)} have different rates; "
+                         "Cor 4.8 needs one rate per class")
+    wait = ExponentialMixture.mixture([(p, nested_queueing_time_given_busy(model, job_class, b))
+                                       for b, p in busy_probabilities.items()])
+    return wait + ExponentialMixture.exponential(rates.pop())
+
+
+def nested_means(model: Model) -> dict[str, object]:
+    r"""Closed forms of a nested collaborative system from its tree (Thm 4.5):
+    ``G`` $=1/\pi(\emptyset)$, ``empty`` $=\prod_S(1-\rho_S)$, ``idle`` $P(k\text{ idle})=
+    \prod_{S\ni k}(1-\rho_S)$ (the reduced system $\vdash k$ keeps the other nodes unchanged),
+    and ``L`` $L_i=\lambda_iE T_i$ with $E T_i=\frac1{r(S_i)}+\sum_{S_j\supsetneq S_i}
+    \frac{\rho_j}{\hat\mu_j-\lambda_j}$ (Little's law)."""
+    tree = nesting_tree(model)
+    loads = nested_loads(model)
+    one_minus = {s: (mu_hat - lam) / mu_hat for s, (lam, mu_hat) in loads.items()}
+    empty = sympy.Mul(*one_minus.values())
+    idle = {k: sympy.Mul(*(v for s, v in one_minus.items() if k in s)) for k in model.servers}
+    wait = {}
+    for s, (lam, mu_hat) in loads.items():
+        wait[s] = (lam / mu_hat) / (mu_hat - lam)
+    means = {}
+    for i in model.classes:
+        node = frozenset(model.compatibility[i])
+        lam, mu_hat = loads[node]
+        t = 1 / (mu_hat - lam) + sympy.Add(*(wait[p] for p in _ancestors(tree, node)))
+        means[i] = model.arrival_rates[i] * t
+    return {"G": 1 / empty, "empty": empty, "idle": idle, "L": means}

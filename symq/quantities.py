@@ -128,14 +128,44 @@ def evaluate(result: Any, values: Mapping[str, Any] | None = None, digits: int =
 
 
 def _register_builtin_handlers() -> None:
-    from .nested import is_nested, nested_empty_probability
-    from .normalization import collaborative_empty_probability
+    from functools import partial
 
-    register("empty-probability", "collaborative", collaborative_empty_probability,
-             method="server-removal recursion (Prop 6.2)")
-    register("empty-probability", "collaborative", nested_empty_probability,
-             applies=lambda m: is_nested(m) and not m.is_numeric,
-             method="nested closed form prod(1 - rho_S) (Thm 4.5)")
+    from . import normalization as nz
+    from .aggregated import response_time_applies, response_time_quantity
+    from .nested import is_nested
+
+    functions = {"empty-probability": nz.empty_probability,
+                 "normalizing-constant": nz.normalizing_constant,
+                 "server-idle-probability": nz.server_idle_probability,
+                 "mean-number": nz.mean_number,
+                 "mean-response-time": nz.mean_response_time}
+    general = {"collaborative": "subset DP over unions of class server sets (exact-cover weights "
+                                "H; Prop 6.2, corrected Prop 6.3; note 4.7)",
+               "alis": "subset DP: idle-order weights W and collaborative weights H (Thm 3.9, "
+                       "note 4.7; in-service means from the matching rates)",
+               "rais": "subset DP: busy-set law Phi(B) D(B) (Thm 5.1, note Thm 1 and 4.7); "
+                       "routing: canonical (ALIS-averaged, note 1.3)"}
+    for quantity, function in functions.items():
+        for discipline in DISCIPLINES:
+            handler = partial(function, discipline=discipline)
+            routing = "; routing: canonical (ALIS-averaged, note 1.3)" if discipline == "rais" else ""
+            register(quantity, discipline, handler, method=general[discipline])
+            register(quantity, discipline, handler, applies=nz.is_symmetric_redundancy,
+                     method="redundancy:K:D symmetry: recursion over the number of busy servers"
+                     + routing)
+        register(quantity, "collaborative", partial(function, discipline="collaborative"),
+                 applies=lambda m: is_nested(m) and not nz.is_symmetric_redundancy(m),
+                 method="nested closed form through the nesting tree (Thm 4.5: prod(1 - rho_S), "
+                        "Little's law)")
+    for discipline in DISCIPLINES:
+        register("response-time", discipline, partial(response_time_quantity, discipline=discipline),
+                 applies=partial(response_time_applies, discipline=discipline),
+                 method=("nested: independent sum of exponentials (Thm 4.5, Cor 4.4)"
+                         if discipline == "collaborative" else
+                         "wait: mixture over ordered busy servers of hypoexponentials (Thm 5.4 "
+                         "corrected, note 4.4) plus Exp(mu) service (Cor 4.8)"
+                         + ("; routing: canonical (ALIS-averaged, note 1.3)"
+                            if discipline == "rais" else "")))
 
 
 _register_builtin_handlers()

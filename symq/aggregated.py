@@ -1,0 +1,330 @@
+r"""Partially and per-class aggregated laws ([GR20]_ sections 5 and 6), corrected where needed.
+
+Notation of ``notes/rais-and-aggregation.md``: $\vec b=(b_1..b_l)$ the busy servers in the order of
+their jobs' arrival, $B_j=\{b_1..b_j\}$, $\vec n$ the waiting jobs between them, $\vec s$ the idle
+servers (``s_1`` idle longest), $r(X)=\mu(X)-\lambda(R(X))$, $\alpha(X)=\lambda(R(X))/\mu(X)$,
+$L(I)=\lambda(C(I))$.
+
+* :func:`rais_busy_weight` -- $\Phi(B)=\widetilde W(\mathcal M\setminus B)/\widetilde W(\mathcal M)$,
+  the product of activation rates, the same for every valid RAIS routing (note Theorem 1).
+* :func:`rais_partial_law` -- Thm 5.1 (correct as printed):
+  $\pi'(\vec b,\vec n)=\pi(\emptyset)\Phi(B)\prod_j\alpha(B_j)^{n_j}/\mu(B_j)$.
+* :func:`alis_partial_law` -- Thm 5.2 in the corrected form (6) of the note (the printed form
+  lost the numerators $\mu_{b_j}$, $\mu_{s_j}$).
+* :func:`collaborative_partial_law` -- Prop 5.5 with the corrected validity condition
+  $S_{d_i}\not\subseteq S(d_1..d_{i-1})$.
+* :func:`idle_order_sum` -- Cor 5.3: the ALIS law summed over idle orders is the RAIS law.
+* :func:`printed_conditional_waiting_time` -- Thm 5.4 *as printed* (false as a conditional law),
+  :func:`waiting_time_law` and :func:`waiting_time_lst` -- the correct statement: the
+  $P(\vec b)$-mixture of those hypoexponentials (note 4.4, (7)), also by one DP.
+* :func:`balance_function` -- Thm 6.1: $\Phi(x)=\frac1{\mu(S(x))}\sum_{i:x_i>0}\Phi(x-e_i)$ and
+  $\pi(x)=\pi(\emptyset)\Phi(x)\prod_i\lambda_i^{x_i}$; :func:`balance_rates` gives
+  $\phi_i(x)=\Phi(x-e_i)/\Phi(x)$, which satisfy the balance property.
+
+Examples
+--------
+>>> from sympy import latex
+>>> from symq import model
+>>> from symq.aggregated import rais_partial_law
+>>> print(latex(rais_partial_law(model("n"), ("1",), (2,), normalized=False)))
+\frac{\lambda_{1}^{2} \left(\lambda_{1} + \lambda_{2}\right)}{\mu_{1}^{3} \left(\lambda_{1} + 2 \lambda_{2}\right)}
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import lru_cache
+from typing import Any, Iterable, Sequence
+
+import sympy
+
+from .distributions import THETA, TIME, ExponentialMixture
+from .errors import ModelError
+from .model import Model
+from .normalization import empty_probability
+
+__all__ = ["rais_busy_weight", "rais_partial_law", "alis_partial_law", "collaborative_partial_law",
+           "idle_order_sum", "busy_order_probability", "printed_conditional_waiting_time",
+           "waiting_time_law", "waiting_time_lst", "balance_function", "balance_rates",
+           "response_time_law", "response_time_quantity", "response_time_applies"]
+
+
+def _sum(values: Iterable[Any]) -> sympy.Expr:
+    return sympy.Add(*values)
+
+
+class _Sets:
+    """Set functions of a model on frozensets of servers."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.servers = frozenset(model.servers)
+        self.sets = {c: frozenset(s) for c, s in model.compatibility.items()}
+
+    def mu(self, x) -> sympy.Expr:
+        return _sum(self.model.service_rates[s] for s in x)
+
+    def lam_required(self, x) -> sympy.Expr:
+        return _sum(self.model.arrival_rates[c] for c, s in self.sets.items() if s <= x)
+
+    def r(self, x) -> sympy.Expr:
+        return self.mu(x) - self.lam_required(x)
+
+    def alpha(self, x) -> sympy.Expr:
+        return self.lam_required(x) / self.mu(x)
+
+    def arrivals(self, idle) -> sympy.Expr:
+        return _sum(self.model.arrival_rates[c] for c, s in self.sets.items() if s & idle)
+
+
+def _idle_weight_tilde(sets: _Sets):
+    @lru_cache(maxsize=None)
+    def tilde(idle: frozenset) -> sympy.Expr:
+        # note (1): W~(I) = (1/L(I)) sum_s W~(I \ s)
+        if not idle:
+            return sympy.Integer(1)
+        return sympy.cancel(_sum(tilde(idle - {s}) for s in idle) / sets.arrivals(idle))
+    return tilde
+
+
+def rais_busy_weight(model: Model, busy: Iterable[str]) -> sympy.Expr:
+    r"""$\Phi(B)=\prod_j\lambda^a_{b_j}(B_{j-1})=\widetilde W(\mathcal M\setminus B)/\widetilde
+    W(\mathcal M)$ (note Theorem 1: forced for every valid RAIS routing)."""
+    sets = _Sets(model)
+    tilde = _idle_weight_tilde(sets)
+    busy = frozenset(busy)
+    return sympy.factor(tilde(sets.servers - busy) / tilde(sets.servers))
+
+
+def _check_vectors(model: Model, busy_order: Sequence[str], queue: Sequence[int]) -> None:
+    if len(set(busy_order)) != len(busy_order) or not set(busy_order) <= set(model.servers):
+        raise ModelError(f"busy servers {list(busy_order)} must be distinct servers of the model")
+    if len(queue) != len(busy_order) or any(int(n) < 0 for n in queue):
+        raise ModelError("give one non-negative queue length per busy server")
+
+
+def rais_partial_law(model: Model, busy_order: Sequence[str], queue: Sequence[int],
+                     normalized: bool = True) -> sympy.Expr:
+    r"""$\pi^{\rm RAIS}{}'(\vec b,\vec n)=\pi(\emptyset)\,\Phi(B)\prod_j\alpha(B_j)^{n_j}/\mu(B_j)$
+    ([GR20]_ Thm 5.1, correct as printed). ``normalized=False`` drops $\pi(\emptyset)$."""
+    _check_vectors(model, busy_order, queue)
+    sets = _Sets(model)
+    value = rais_busy_weight(model, busy_order)
+    prefix: frozenset = frozenset()
+    for b, n in zip(busy_order, queue):
+        prefix = prefix | {b}
+        value *= sets.alpha(prefix)**int(n) / sets.mu(prefix)
+    if normalized:
+        value *= empty_probability(model, "rais")
+    return sympy.factor(value)
+
+
+def alis_partial_law(model: Model, idle_order: Sequence[str], busy_order: Sequence[str],
+                     queue: Sequence[int], normalized: bool = True) -> sympy.Expr:
+    r"""Corrected Thm 5.2, note (6):
+    $\pi^{\rm ALIS}{}'(\vec s,\vec b,\vec n)=\pi(\emptyset,\emptyset)\prod_j\frac{\mu_{b_j}}{\mu(B_j)}
+    \alpha(B_j)^{n_j}\prod_j\frac{\mu_{s_j}}{L(s_1..s_j)}$, $s_1$ idle longest.
+
+    ``normalized=False`` drops the constant $\pi(\emptyset,\emptyset)=1/G_{\rm ALIS}$.
+    """
+    _check_vectors(model, busy_order, queue)
+    if set(idle_order) | set(busy_order) != set(model.servers) or \
+            len(idle_order) + len(busy_order) != len(model.servers):
+        raise ModelError("idle and busy servers must together list every server once")
+    sets = _Sets(model)
+    rates = model.service_rates
+    value = sympy.Integer(1)
+    prefix: frozenset = frozenset()
+    for b, n in zip(busy_order, queue):
+        prefix = prefix | {b}
+        value *= rates[b] / sets.mu(prefix) * sets.alpha(prefix)**int(n)
+    prefix = frozenset()
+    for s in idle_order:
+        prefix = prefix | {s}
+        value *= rates[s] / sets.arrivals(prefix)
+    if normalized:
+        from .normalization import normalizing_constant
+        value /= normalizing_constant(model, "alis")
+    return sympy.factor(value)
+
+
+def idle_order_sum(model: Model, busy_order: Sequence[str], queue: Sequence[int]) -> sympy.Expr:
+    r"""$\sum_{\vec s}\pi^{\rm ALIS}{}'(\vec s,\vec b,\vec n)$ over all orders of the idle servers;
+    Cor 5.3 says it equals :func:`rais_partial_law` (for every valid RAIS routing)."""
+    idle = [s for s in model.servers if s not in busy_order]
+    return sympy.factor(_sum(alis_partial_law(model, order, busy_order, queue)
+                             for order in itertools.permutations(idle)))
+
+
+def collaborative_partial_law(model: Model, classes: Sequence[str], queue: Sequence[int],
+                              normalized: bool = True) -> sympy.Expr:
+    r"""Prop 5.5: $\pi^C{}'(\vec d,\vec n)=\pi^C(\emptyset)\prod_j\frac{\lambda_{d_j}}{\mu(\vec d_j)}
+    \alpha(\vec d_j)^{n_j}$ with $\mu(\vec d_j)=\mu(S(d_1..d_j))$; $d_j$ is the class of the
+    $j$-th job in service and $n_j$ the jobs after it that need only $S(d_1..d_j)$.
+
+    The state is valid only if $S_{d_i}\not\subseteq S(d_1..d_{i-1})$ (the printed condition
+    "$d_i\notin\vec d_{i-1}$" admits states of probability 0, e.g. $\vec d=(3,1)$ in W); invalid
+    states get 0.
+    """
+    if len(queue) != len(classes):
+        raise ModelError("give one non-negative queue length per class in service")
+    sets = _Sets(model)
+    value = sympy.Integer(1)
+    union: frozenset = frozenset()
+    for d, n in zip(classes, queue):
+        if d not in sets.sets:
+            raise ModelError(f"unknown class {d!r}")
+        if sets.sets[d] <= union:
+            return sympy.Integer(0)
+        union = union | sets.sets[d]
+        value *= model.arrival_rates[d] / sets.mu(union) * sets.alpha(union)**int(n)
+    if normalized:
+        value *= empty_probability(model, "collaborative")
+    return sympy.factor(value)
+
+
+# ---------------------------------------------------------------------------- waiting times
+def busy_order_probability(model: Model) -> dict[tuple[str, ...], sympy.Expr]:
+    r"""$P(\vec b)=\pi(\emptyset)\Phi(B)\prod_j1/r(B_j)$ for every ordered busy vector (note (5));
+    the same under ALIS and every valid RAIS. Enumerates the $\sum_l M!/(M-l)!$ vectors: small
+    models only."""
+    sets = _Sets(model)
+    tilde = _idle_weight_tilde(sets)
+    top = tilde(sets.servers)
+    empty = empty_probability(model, "rais")
+    out = {}
+
+    def walk(order: tuple[str, ...], busy: frozenset, weight: sympy.Expr) -> None:
+        phi = tilde(sets.servers - busy) / top
+        out[order] = sympy.factor(empty * phi * weight)
+        for s in model.servers:
+            if s not in busy:
+                walk(order + (s,), busy | {s}, weight / sets.r(busy | {s}))
+    walk((), frozenset(), sympy.Integer(1))
+    return out
+
+
+def printed_conditional_waiting_time(model: Model, job_class: str,
+                                     busy_order: Sequence[str]) -> ExponentialMixture:
+    r"""Thm 5.4 *as printed*: $T_{iQ}\mid\vec b=I(S_i\subseteq B_l)\sum_{j\ge f}\mathrm{Exp}(r(B_j))$,
+    $f=\min\{j:S_i\subseteq B_j\}$. False as a conditional law (note 4.4); true as the
+    mixture over $P(\vec b)$, :func:`waiting_time_law`."""
+    sets = _Sets(model)
+    need = sets.sets[job_class]
+    rates = []
+    prefix: frozenset = frozenset()
+    for b in busy_order:
+        prefix = prefix | {b}
+        if need <= prefix:
+            rates.append(sets.r(prefix))
+    return ExponentialMixture.hypoexponential(rates)
+
+
+def waiting_time_law(model: Model, job_class: str) -> ExponentialMixture:
+    r"""Queueing time of ``job_class`` under ALIS or any valid RAIS (Thm 5.4 corrected, note (7)):
+    $W_i\sim\sum_{\vec b}P(\vec b)\,\bigl(\sum_{j\ge f}\mathrm{Exp}(r(B_j))\bigr)$."""
+    if job_class not in model.compatibility:
+        raise ModelError(f"unknown class {job_class!r}; classes: {', '.join(model.classes)}")
+    return ExponentialMixture.mixture([(p, printed_conditional_waiting_time(model, job_class, b))
+                                       for b, p in busy_order_probability(model).items()])
+
+
+def waiting_time_lst(model: Model, job_class: str, theta: Any = THETA) -> sympy.Expr:
+    r"""$E e^{-\theta W_i}=\sum_B\Phi(B)D^\theta_i(B)/\sum_B\Phi(B)D(B)$ with
+    $D^\theta_i(B)=\frac1{r(B)+\theta[S_i\subseteq B]}\sum_{s\in B}D^\theta_i(B\setminus s)$
+    (note 4.4, one DP, no sum over orders)."""
+    sets = _Sets(model)
+    tilde = _idle_weight_tilde(sets)
+    need = sets.sets[job_class]
+
+    @lru_cache(maxsize=None)
+    def d(busy: frozenset, with_theta: bool) -> sympy.Expr:
+        if not busy:
+            return sympy.Integer(1)
+        rate = sets.r(busy) + (theta if with_theta and need <= busy else 0)
+        return sympy.cancel(_sum(d(busy - {s}, with_theta) for s in busy) / rate)
+    subsets = [frozenset(c) for k in range(len(model.servers) + 1)
+               for c in itertools.combinations(model.servers, k)]
+    num = _sum(tilde(sets.servers - b) * d(b, True) for b in subsets)
+    den = _sum(tilde(sets.servers - b) * d(b, False) for b in subsets)
+    return sympy.factor(sympy.cancel(num / den))
+
+
+# ---------------------------------------------------------------------------- section 6
+def balance_function(model: Model, counts: dict[str, int]) -> sympy.Expr:
+    r"""Thm 6.1: $\Phi(x)=\frac1{\mu(S(x))}\sum_{i:x_i>0}\Phi(x-e_i)$, $\Phi(0)=1$; the per-class
+    law is $\pi(x)=\pi(\emptyset)\,\Phi(x)\prod_i\lambda_i^{x_i}$."""
+    classes = model.classes
+    sets = _Sets(model)
+    for c, n in counts.items():
+        if c not in sets.sets or int(n) < 0:
+            raise ModelError(f"counts: {c!r} must be a class with a non-negative count")
+
+    @lru_cache(maxsize=None)
+    def phi(x: tuple[int, ...]) -> sympy.Expr:
+        if not any(x):
+            return sympy.Integer(1)
+        union = frozenset().union(*(sets.sets[c] for c, n in zip(classes, x) if n))
+        total = _sum(phi(x[:k] + (x[k] - 1,) + x[k + 1:]) for k in range(len(x)) if x[k])
+        return sympy.cancel(total / sets.mu(union))
+    return sympy.factor(phi(tuple(int(counts.get(c, 0)) for c in classes)))
+
+
+def balance_rates(model: Model, counts: dict[str, int]) -> dict[str, sympy.Expr]:
+    r"""$\phi_i(x)=\Phi(x-e_i)/\Phi(x)$ for the classes present in $x$ (the balanced-fairness
+    rates: $\sum_i\phi_i(x)=\mu(S(x))$ and $\phi_i(x)\phi_j(x-e_i)=\phi_j(x)\phi_i(x-e_j)$)."""
+    base = balance_function(model, counts)
+    out = {}
+    for c, n in counts.items():
+        if n:
+            fewer = dict(counts)
+            fewer[c] = n - 1
+            out[c] = sympy.factor(balance_function(model, fewer) / base)
+    return out
+
+
+# ---------------------------------------------------------------------------- response times
+def _class_rate(model: Model, job_class: str):
+    rates = {model.service_rates[s] for s in model.compatibility[job_class]}
+    return rates.pop() if len(rates) == 1 else None
+
+
+def response_time_applies(model: Model, discipline: str) -> bool:
+    """Where :func:`response_time_law` has an exact law: nested collaborative models; ALIS/RAIS
+    models of at most 6 servers whose classes each see one service rate."""
+    from .nested import is_nested
+    if discipline == "collaborative":
+        return is_nested(model)
+    return len(model.servers) <= 6 and all(_class_rate(model, c) is not None
+                                           for c in model.classes)
+
+
+def response_time_law(model: Model, job_class: str,
+                      discipline: str = "collaborative") -> ExponentialMixture:
+    r"""Per-class response-time law: nested collaborative (Thm 4.5) or, under ALIS/RAIS, the
+    waiting-time mixture (note (7)) plus the independent $\mathrm{Exp}(\mu)$ service of a class
+    whose servers share the rate $\mu$ (Cor 4.8 generalised to any graph).
+
+    Raises
+    ------
+    ModelError
+        A model or class outside these cases (names the class or the reason).
+    """
+    if discipline == "collaborative":
+        from .nested import collaborative_response_time
+        return collaborative_response_time(model, job_class)
+    rate = _class_rate(model, job_class)
+    if rate is None:
+        raise ModelError(f"class {job_class!r}: its servers have different rates, so its wait and "
+                         "its server are dependent; only the waiting time (waiting_time_law) is exact")
+    return waiting_time_law(model, job_class) + ExponentialMixture.exponential(rate)
+
+
+def response_time_quantity(model: Model, discipline: str = "collaborative") -> dict[str, Any]:
+    """The ``response-time`` quantity: per class LST (in ``theta``), mean, variance and CDF (in
+    ``t``)."""
+    laws = {c: response_time_law(model, c, discipline) for c in model.classes}
+    return {"lst": {c: sympy.factor(law.lst(THETA)) for c, law in laws.items()},
+            "mean": {c: law.mean() for c, law in laws.items()},
+            "variance": {c: law.variance() for c, law in laws.items()},
+            "cdf": {c: law.cdf(TIME) for c, law in laws.items()}}
