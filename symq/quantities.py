@@ -166,6 +166,10 @@ def _register_builtin_handlers() -> None:
                          "corrected, note 4.4) plus Exp(mu) service (Cor 4.8)"
                          + ("; routing: canonical (ALIS-averaged, note 1.3)"
                             if discipline == "rais" else "")))
+    # one fully flexible class with uniform assignment (uninformed:N): Cabral's closed forms
+    from .uninformed import QUANTITY_HANDLERS as uninformed_handlers, is_uninformed
+    for quantity, (handler, method) in uninformed_handlers.items():
+        register(quantity, "rais", handler, applies=is_uninformed, method=method)
 
 
 _register_builtin_handlers()
