@@ -376,3 +376,28 @@ def test_cli_bad_input_exit_2(extra, match, capsys):
     err = capsys.readouterr().err
     assert err.startswith("symq: error:") and len(err.strip().splitlines()) == 1
     assert pytest.importorskip("re").search(match, err)
+
+
+# ----------------------------------------------------------------------------- documentation
+def test_docs_page_and_module_examples_run():
+    """docs/supermarket.md and the docstrings of symq.supermarket are doctests."""
+    import doctest
+    from pathlib import Path
+
+    import symq.supermarket
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "supermarket.md"
+    assert doctest.testfile(str(page), module_relative=False).failed == 0
+    assert doctest.testmod(symq.supermarket).failed == 0
+
+
+def test_docs_console_example_is_current(tmp_path, capsys):
+    """The text output shown in docs/supermarket.md is what the command prints."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "supermarket.md").read_text()
+    path = tmp_path / "example-a.toml"
+    path.write_text(page.split("```toml\n", 1)[1].split("```", 1)[0])
+    assert main(["supermarket", str(path), "--digits", "6"]) == 0
+    shown = page.split("$ symq supermarket example-a.toml --digits 6\n", 1)[1].split("```", 1)[0]
+    assert capsys.readouterr().out == shown

@@ -89,10 +89,11 @@ def _json(decomposition: Decomposition, label: str, parameters: dict[str, str],
         "clusters": clusters,
         "stable": decomposition.stable,
         "parameters": parameters,
-        "stability_condition": f"{decomposition.top_drift} < 0",
         "message": decomposition.message(),
         "method": decomposition.method,
     }
+    if decomposition.stable is None:
+        data["stability_condition"] = f"{decomposition.top_drift} < 0"
     if decomposition.stable is False:
         data["violating_cluster"] = list(decomposition.clusters[0].stations)
     if numeric:
