@@ -308,12 +308,12 @@ class _Instance:
     @classmethod
     def from_model(cls, model: Model, weights: Mapping[str, sympy.Rational]) -> "_Instance":
         index = {j: n for n, j in enumerate(model.servers)}
-        for i, rate in model.arrival_rates.items():
-            if not rate.is_Rational:
-                raise ModelError(f"arrival rate of class {i!r} is {rate}; set it with --set")
-        for j, rate in model.service_rates.items():
-            if not rate.is_Rational:
-                raise ModelError(f"service rate of server {j!r} is {rate}; set it with --set")
+        for what, rates in (("arrival rate of class", model.arrival_rates),
+                            ("service rate of server", model.service_rates)):
+            for name, rate in rates.items():
+                if not rate.is_Rational:
+                    raise ModelError(f"{what} {name!r} is {rate}; the max-flow decomposition needs "
+                                     "exact rational rates: give a value such as 3/10 with --set")
         return cls(mu=[_fraction(model.service_rates[j]) for j in model.servers],
                    inverse_weight=[1 / _fraction(weights[j]) for j in model.servers],
                    rates=[_fraction(model.arrival_rates[i]) for i in model.classes],

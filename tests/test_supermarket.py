@@ -401,3 +401,14 @@ def test_docs_console_example_is_current(tmp_path, capsys):
     assert main(["supermarket", str(path), "--digits", "6"]) == 0
     shown = page.split("$ symq supermarket example-a.toml --digits 6\n", 1)[1].split("```", 1)[0]
     assert capsys.readouterr().out == shown
+
+
+def test_symbolic_limits():
+    from symq.errors import UnsupportedError
+
+    with pytest.raises(UnsupportedError, match="15 stations"):
+        decompose(builtin("redundancy:15:1"))
+    irrational = Model(compatibility={"a": ["1"]}, arrival_rates={"a": "sqrt(2)"},
+                       service_rates={"1": 2})
+    with pytest.raises(ModelError, match="arrival rate of class 'a' is sqrt\\(2\\).*rational"):
+        decompose(irrational)
