@@ -1,0 +1,148 @@
+r"""The common shape of a Markov process with a candidate product-form law.
+
+A :class:`Process` knows
+
+* its **state descriptor** (a hashable tuple) and :meth:`~Process.size`, the number of jobs (or
+  agents) a state holds, which is what a truncation counts;
+* its **valid states** up to a size, :meth:`~Process.states`, enumerated from the survey's definition
+  of validity, not by exploring the chain;
+* its **transitions**, :meth:`~Process.transitions`, written from the verbal model (who arrives,
+  who is served by whom, what a completion does) and never from the product form. Each
+  :class:`Transition` also names the partial-balance family it belongs to at its source
+  (``out_key``) and at its target (``in_key``): a partial-balance equation of state $x$ and key
+  $k$ says that the flow out of $x$ by the transitions with ``out_key`` $k$ equals the flow into
+  $x$ by the transitions with ``in_key`` $k$. Summing over $k$ gives global balance;
+* its **product form**, :meth:`~Process.product_form`, up to the normalizing constant
+  ($\pi(\emptyset) = 1$), as a product of :meth:`~Process.product_form_factors`.
+
+:mod:`symq.balance` checks the law against the transitions; :mod:`symq.ctmc` solves the
+truncated chain built from the same transitions without any product-form theory.
+"""
+
+from __future__ import annotations
+
+from functools import reduce
+from operator import mul
+from typing import Any, Hashable, Iterable, NamedTuple, Sequence
+
+import sympy
+
+__all__ = ["Process", "Transition", "format_state"]
+
+
+class Transition(NamedTuple):
+    """One transition ``source -> target`` at ``rate`` (a sympy expression).
+
+    ``out_key`` / ``in_key`` name the partial-balance family at the source and at the target, e.g.
+    ``("class", "2")`` or ``("departure",)``; ``event`` describes it in words for reports.
+    """
+
+    target: Hashable
+    rate: Any
+    out_key: tuple
+    in_key: tuple
+    event: str = ""
+
+
+def format_state(state: Any) -> str:
+    """A compact text form: tuples as ``(a, b)``, pairs of tuples as ``(a, b | c)``."""
+    if isinstance(state, tuple) and len(state) == 2 and all(isinstance(p, tuple) for p in state):
+        return f"({_seq(state[0])} | {_seq(state[1])})"
+    if isinstance(state, tuple):
+        return f"({_seq(state)})"
+    return str(state)
+
+
+def _seq(items: Sequence[Any]) -> str:
+    return ", ".join(_item(x) for x in items)
+
+
+def _item(x: Any) -> str:
+    if isinstance(x, tuple) and len(x) == 2 and x[0] in ("b", "c"):
+        return f"{x[1]}_{x[0]}"
+    if isinstance(x, tuple):
+        return "(" + _seq(x) + ")"
+    return str(x)
+
+
+class Process:
+    """Base class: a state descriptor, valid states, verbal transitions and a product form.
+
+    Subclasses set :attr:`name` and :attr:`discipline` and implement :meth:`initial_state`,
+    :meth:`size`, :meth:`states`, :meth:`transitions` and :meth:`product_form_factors`.
+    ``discrete_time`` processes give one-step probabilities as rates (the stationary law of a
+    discrete-time chain solves the same balance equations as the continuous-time chain with these
+    rates).
+    """
+
+    name: str = ""
+    discipline: str = ""
+    discrete_time: bool = False
+    #: whether the survey's proof uses partial balance for this process
+    partial_balance: bool = True
+
+    def initial_state(self) -> Hashable:
+        """The empty state."""
+        raise NotImplementedError
+
+    def size(self, state: Hashable) -> int:
+        """Number of jobs (agents, busy tokens) in ``state``: what a truncation counts."""
+        raise NotImplementedError
+
+    def states(self, max_size: int) -> list[Hashable]:
+        """All valid states with ``size(state) <= max_size``."""
+        raise NotImplementedError
+
+    def transitions(self, state: Hashable) -> list[Transition]:
+        """Transitions out of ``state`` (from the verbal model; self-loops omitted)."""
+        raise NotImplementedError
+
+    def product_form_factors(self, state: Hashable) -> list[sympy.Expr]:
+        """The factors of the product-form term of ``state``."""
+        raise NotImplementedError
+
+    def product_form(self, state: Hashable) -> sympy.Expr:
+        r"""The product-form term of ``state``, with $\pi(\emptyset) = 1$ (not normalized)."""
+        return reduce(mul, self.product_form_factors(state), sympy.Integer(1))
+
+    def symbols(self) -> list[sympy.Symbol]:
+        """The free symbols of the rates (for exact rational-function arithmetic)."""
+        return []
+
+    def format_state(self, state: Hashable) -> str:
+        """The state as text for reports."""
+        return format_state(state)
+
+    def describe_key(self, key: tuple) -> str:
+        """Words for a partial-balance family (the ``out_key``/``in_key`` of transitions)."""
+        kind, *rest = key
+        words = {
+            "class": "out by class-{0} arrivals = in by class-{0} departures",
+            "departure": "out by departures = in by arrivals",
+            "server": "out by server {0} becoming busy = in by server {0} becoming idle",
+            "idle": "out by idle servers becoming busy = in by servers becoming idle",
+            "queue": "out by job-queue departures = in by job-queue arrivals",
+            "server type": "out by type-{0} server arrivals = in by type-{0} server departures",
+            "server queue": "out by server-queue departures = in by server-queue arrivals",
+            "token": "out by token {0} moving = in by token {0} moving",
+        }
+        if kind in words:
+            return words[kind].format(*rest)
+        return " ".join(str(k) for k in key)
+
+    def keep(self, state: Hashable, max_size: int) -> bool:
+        """Whether ``state`` lies in the truncation ``size <= max_size`` (for symq.ctmc)."""
+        return self.size(state) <= max_size
+
+    def truncated_chain(self, max_size: int):
+        """The chain of :meth:`transitions` cut at ``max_size``, for :func:`symq.ctmc.build_chain`."""
+        from ..ctmc import build_chain
+
+        return build_chain(self.initial_state(),
+                           lambda s: ((t.target, t.rate) for t in self.transitions(s)),
+                           keep=lambda s: self.keep(s, max_size))
+
+
+def product(factors: Iterable[Any]) -> Any:
+    """The product of ``factors`` (1 when empty)."""
+    return reduce(mul, factors, sympy.Integer(1))

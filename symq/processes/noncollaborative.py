@@ -1,0 +1,609 @@
+r"""Noncollaborative FCFS: ALIS on (job queue, idle servers) and RAIS on the interleaved state.
+
+Verbal model ([GR20]_ section 2): a job enters service on one compatible server; jobs are served
+in FCFS order; a server that completes takes the oldest waiting compatible job, or becomes idle.
+An arriving job that finds idle compatible servers
+
+* **ALIS** takes the one that has been idle longest. State $(\vec c_n, \vec s_k)$: classes of the
+  waiting jobs (oldest first) and the idle servers ($s_1$ idle longest). Theorem 3.9 (Adan et al.):
+  $\pi(\vec c_n, \vec s_k) = \pi(\emptyset,\emptyset)\prod_{i=1}^n \frac{\lambda_{c_i}}{\mu(\vec c_i)}
+  \prod_{j=1}^k \frac{\mu_{s_j}}{\lambda(\vec s_j)}$, with $\mu(\vec c_i) = \mu(S(c_1..c_i))$ and
+  $\lambda(\vec s_j) = \lambda(C(s_1..s_j))$.
+* **RAIS** goes to idle server $s$ with probability $p_c(s \mid B)$, $B$ the busy set. State
+  $\vec z_m$: the jobs in arrival order, a waiting job written $(c, \text{class})$ and a job in
+  service written $(b, \text{server})$. With activation rates
+  $\lambda^a_s(B) = \sum_c \lambda_c p_c(s\mid B)$ satisfying the assignment condition
+  ($\prod_j \lambda^a_{b_j}(B_{j-1})$ independent of the order of $B$), Theorem 3.10:
+  $\pi(\vec z_m) = \pi(\emptyset)\prod_{i=1}^m \lambda_{z_i}(\vec z_i)/\mu(\vec z_i)$, where
+  $\mu(\vec z_i)$ is the rate of the busy servers among $z_1..z_i$.
+
+Routings (notes/rais-and-aggregation.md, verified): the activation rates are forced,
+$\lambda^a_s(B) = \widetilde W(I\setminus s)/\widetilde W(I)$ with $I$ the idle set and
+$\widetilde W(I) = \frac{1}{\lambda(C(I))}\sum_{s\in I}\widetilde W(I\setminus s)$ (Theorem 1 of
+the note); :func:`canonical_routing` (route to the server that would be longest idle under ALIS,
+idle order drawn from its stationary law; always valid, rational in the $\lambda$'s, works with
+symbols) and :func:`maxflow_routing` (Visschers, Adan and Weiss: one max-flow per busy set,
+exact rationals) construct valid splits; :func:`uniform_routing` is valid for all rates iff any two
+classes have equal or disjoint server sets. :func:`assignment_condition_violation` checks a routing
+exactly and names a busy-server order that breaks the condition.
+
+Examples
+--------
+>>> from sympy import latex
+>>> from symq import model
+>>> routing = canonical_routing(model("w"))
+>>> print(latex(routing[frozenset()]["3"]["1"]))
+\frac{\lambda_{2} + \lambda_{3}}{\lambda_{1} + \lambda_{2} + 2 \lambda_{3}}
+>>> alis = ALISProcess(model("n"))
+>>> print(latex(alis.product_form((("1",), ()))))
+\frac{\lambda_{1}}{\mu_{1}}
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from typing import Any, Callable, Hashable, Mapping
+
+import sympy
+
+from ..errors import ModelError
+from ..model import Model
+from .base import Process, Transition
+
+__all__ = ["ALISProcess", "RandomAssignmentProcess", "idle_order_weights", "activation_rates",
+           "canonical_routing", "uniform_routing", "maxflow_routing", "induced_activation_rates",
+           "assignment_condition_violation", "check_assignment_condition", "routing_table"]
+
+Routing = dict[frozenset, dict[str, dict[str, sympy.Expr]]]
+
+
+def _subsets(items: tuple[str, ...]) -> list[frozenset]:
+    """All subsets, smaller first (a topological order for inclusion)."""
+    return [frozenset(c) for r in range(len(items) + 1) for c in itertools.combinations(items, r)]
+
+
+def _class_rate(model: Model, servers: frozenset) -> sympy.Expr:
+    r"""$\lambda(C(I))$: the arrival rate of the classes compatible with a server of ``servers``."""
+    return sympy.Add(*(model.arrival_rates[c] for c in model.classes
+                       if servers.intersection(model.compatibility[c])))
+
+
+class _Field:
+    """Exact rational-function arithmetic in the model's symbols (or in Q for numeric rates)."""
+
+    def __init__(self, model: Model) -> None:
+        symbols = sorted(model.symbols, key=lambda x: x.name)
+        self.domain = sympy.QQ.frac_field(*symbols) if symbols else sympy.QQ
+
+    def __call__(self, expr: Any) -> Any:
+        return self.domain.from_sympy(sympy.sympify(expr))
+
+    def expr(self, value: Any) -> sympy.Expr:
+        return sympy.factor(self.domain.to_sympy(value))
+
+
+def _weights_in(model: Model, exact: _Field) -> tuple[dict, dict]:
+    """$\lambda(C(I))$ and $\widetilde W(I)$ for every server set, as field elements."""
+    rates = {idle: exact(_class_rate(model, idle)) for idle in _subsets(model.servers)}
+    weights = {frozenset(): exact.domain.one}
+    for idle in _subsets(model.servers)[1:]:
+        total = exact.domain.zero
+        for s in idle:
+            total += weights[idle - {s}]
+        weights[idle] = total / rates[idle]
+    return rates, weights
+
+
+def _require_model(model: Any) -> Model:
+    if not isinstance(model, Model):
+        raise TypeError(f"expected a symq Model, not {type(model).__name__}")
+    return model
+
+
+# ------------------------------------------------------------------------------ routings
+def idle_order_weights(model: Model) -> dict[frozenset, sympy.Expr]:
+    r"""$\widetilde W(I)$ for every server set $I$ (notes/rais-and-aggregation.md, eq. (1)).
+
+    $\widetilde W(\emptyset) = 1$, $\widetilde W(I) = \lambda(C(I))^{-1}\sum_{s\in I}\widetilde W(I
+    \setminus s)$: the sum over the orders of $I$ of $\prod_j 1/\lambda(C(s_1..s_j))$.
+    """
+    exact = _Field(_require_model(model))
+    _, weights = _weights_in(model, exact)
+    return {idle: exact.expr(w) for idle, w in weights.items()}
+
+
+def activation_rates(model: Model) -> dict[frozenset, dict[str, sympy.Expr]]:
+    r"""The activation rates forced by the assignment condition, $B \mapsto \{s: \lambda^a_s(B)\}$.
+
+    $\lambda^a_s(B) = \widetilde W(I\setminus s)/\widetilde W(I)$, $I$ the idle set (Theorem 1 of
+    notes/rais-and-aggregation.md; Visschers, Adan and Weiss 2012 via [GR20]_ section 3.2).
+    """
+    exact = _Field(_require_model(model))
+    _, weights = _weights_in(model, exact)
+    everything = frozenset(model.servers)
+    return {busy: {s: exact.expr(weights[everything - busy - {s}] / weights[everything - busy])
+                   for s in model.servers if s not in busy}
+            for busy in _subsets(model.servers)}
+
+
+def canonical_routing(model: Model) -> Routing:
+    r"""The canonical routing $p^{\rm can}_c(s\mid B)$ (notes/rais-and-aggregation.md, eq. (4)).
+
+    An arriving class-$c$ job goes to the server of $S_c \cap I$ that comes first in an idle order
+    drawn with weights $\prod_j 1/\lambda(C(s_1..s_j))$ (the stationary ALIS idle order). Valid for
+    every graph and rates (Theorem 2 of the note); rational in the $\lambda$'s.
+
+    Returns
+    -------
+    dict
+        ``routing[B][c][s]`` for every busy set ``B`` (frozenset), class ``c`` with an idle
+        compatible server, and idle ``s`` in $S_c$.
+    """
+    model = _require_model(model)
+    exact = _Field(model)
+    rates, weights = _weights_in(model, exact)
+    everything = frozenset(model.servers)
+    routing: Routing = {}
+    for busy in _subsets(model.servers):
+        idle = everything - busy
+        completion = {idle: exact.domain.one}  # U_I(A): weight of completing an order of I
+        for prefix in reversed(_subsets(tuple(sorted(idle)))[:-1]):
+            total = exact.domain.zero
+            for t in idle - prefix:
+                total += completion[prefix | {t}] / rates[prefix | {t}]
+            completion[prefix] = total
+        table: dict[str, dict[str, sympy.Expr]] = {}
+        for c in model.classes:
+            free = [s for s in model.compatibility[c] if s in idle]
+            if not free:
+                continue
+            others = tuple(sorted(idle - set(model.compatibility[c])))
+            split = {}
+            for s in free:  # eq. (4): the servers before s in the order avoid S_c
+                total = exact.domain.zero
+                for before in _subsets(others):
+                    total += weights[before] * completion[before | {s}] / rates[before | {s}]
+                split[s] = exact.expr(total / weights[idle])
+            table[c] = split
+        routing[busy] = table
+    return routing
+
+
+def uniform_routing(model: Model) -> Routing:
+    """Uniform choice among the idle compatible servers (valid iff server sets are equal or disjoint)."""
+    model = _require_model(model)
+    everything = frozenset(model.servers)
+    routing: Routing = {}
+    for busy in _subsets(model.servers):
+        table = {}
+        for c in model.classes:
+            free = [s for s in model.compatibility[c] if s not in busy]
+            if free:
+                table[c] = {s: sympy.Rational(1, len(free)) for s in free}
+        routing[busy] = table
+    del everything
+    return routing
+
+
+def maxflow_routing(model: Model) -> Routing:
+    r"""A valid routing by one max-flow per busy set (Visschers, Adan and Weiss; Algorithm C of
+    notes/rais-and-aggregation.md). Exact rationals only.
+
+    For busy set $B$: source $\to c$ (capacity $\lambda_c$) $\to s \in S_c\cap I$ $\to$ sink
+    (capacity $\lambda^a_s(B)$); the flow saturates all $\lambda(C(I))$ and $p_c(s\mid B) =
+    f_{cs}/\lambda_c$.
+
+    Raises
+    ------
+    ModelError
+        Symbolic rates (use :func:`canonical_routing`, which works with symbols).
+    """
+    import networkx as nx
+    from networkx.algorithms.flow import edmonds_karp
+
+    model = _require_model(model)
+    if not model.is_numeric:
+        names = ", ".join(sorted(s.name for s in model.symbols))
+        raise ModelError(f"max-flow routing needs numeric rates (set {names}); "
+                         "use routing='canonical' for symbolic rates")
+    rates = activation_rates(model)
+    everything = frozenset(model.servers)
+    routing: Routing = {}
+    for busy, targets in rates.items():
+        idle = everything - busy
+        graph = nx.DiGraph()
+        total = Fraction(0)
+        for c in model.classes:
+            free = [s for s in model.compatibility[c] if s in idle]
+            if not free:
+                continue
+            lam = _fraction(model.arrival_rates[c])
+            total += lam
+            graph.add_edge("source", ("class", c), capacity=lam)
+            for s in free:
+                graph.add_edge(("class", c), ("server", s))
+        for s in idle:
+            graph.add_edge(("server", s), "sink", capacity=_fraction(targets[s]))
+        table: dict[str, dict[str, sympy.Expr]] = {}
+        if idle and total:
+            value, flow = nx.maximum_flow(graph, "source", "sink", flow_func=edmonds_karp)
+            if value != total:  # impossible by Theorem 2 of the note; a guard, not a branch
+                raise ModelError(f"max-flow for busy set {_set_text(busy)} carries {value}, "
+                                 f"not lambda(C(I)) = {total}")
+            for c in model.classes:
+                node = ("class", c)
+                if node in flow:
+                    lam = _fraction(model.arrival_rates[c])
+                    table[c] = {s: sympy.Rational(flow[node][("server", s)].numerator,
+                                                  flow[node][("server", s)].denominator)
+                                / sympy.Rational(lam.numerator, lam.denominator)
+                                for s in model.compatibility[c] if s in idle}
+        routing[busy] = table
+    return routing
+
+
+def _fraction(value: Any) -> Fraction:
+    value = sympy.nsimplify(value) if not isinstance(value, sympy.Basic) else value
+    if not value.is_Rational:
+        raise ModelError(f"expected an exact rational, not {value}")
+    return Fraction(int(value.p), int(value.q))
+
+
+def _set_text(servers: frozenset) -> str:
+    return "{" + ", ".join(sorted(servers)) + "}"
+
+
+def routing_table(model: Model, routing: Any) -> tuple[Routing, str]:
+    """Normalize a routing given by name, table or callable into ``routing[B][c][s]``.
+
+    ``routing`` is ``"canonical"``, ``"maxflow"``, ``"uniform"``, a table
+    ``{frozenset(busy): {class: {server: probability}}}`` or a callable
+    ``(model, job_class, idle_servers) -> {server: probability}`` (the signature of
+    :func:`symq.ctmc.random_assignment_transitions`). Returns the table and a name for reports.
+
+    Raises
+    ------
+    ModelError
+        An unknown routing name; a table without an entry that an arrival needs.
+    """
+    model = _require_model(model)
+    if isinstance(routing, str):
+        builders = {"canonical": canonical_routing, "maxflow": maxflow_routing,
+                    "uniform": uniform_routing}
+        if routing not in builders:
+            raise ModelError(f"unknown routing {routing!r}; use canonical, maxflow, uniform, a "
+                             "table or a callable")
+        return builders[routing](model), routing
+    everything = frozenset(model.servers)
+    table: Routing = {}
+    for busy in _subsets(model.servers):
+        idle = everything - busy
+        row = {}
+        for c in model.classes:
+            if not idle.intersection(model.compatibility[c]):
+                continue
+            if callable(routing):
+                given = routing(model, c, idle)
+            else:
+                try:
+                    given = routing[busy][c]
+                except (KeyError, TypeError):
+                    raise ModelError(f"the routing gives no probabilities for class {c!r} when "
+                                     f"the busy servers are {_set_text(busy)}") from None
+            row[c] = {str(s): sympy.sympify(p) for s, p in dict(given).items()}
+        table[busy] = row
+    return table, "user-given"
+
+
+def induced_activation_rates(model: Model, routing: Routing) -> dict[frozenset, dict[str, Any]]:
+    r"""$\lambda^a_s(B) = \sum_c \lambda_c\, p_c(s\mid B)$ for every busy set and idle server."""
+    exact = _Field(model)
+    values = _induced_in(model, routing, exact)
+    return {busy: {s: exact.expr(r) for s, r in row.items()} for busy, row in values.items()}
+
+
+def _induced_in(model: Model, routing: Routing, exact: _Field) -> dict[frozenset, dict]:
+    everything = frozenset(model.servers)
+    rates = {}
+    for busy in _subsets(model.servers):
+        row = {s: exact.domain.zero for s in everything - busy}
+        for c, split in routing.get(busy, {}).items():
+            lam = exact(model.arrival_rates[c])
+            for s, p in split.items():
+                row[s] = row[s] + lam * exact(p)
+        rates[busy] = row
+    return rates
+
+
+def assignment_condition_violation(model: Model, routing: Routing) -> str | None:
+    r"""Why ``routing`` is not a valid RAIS routing satisfying the assignment condition, or None.
+
+    Checks exactly that each split is a probability vector on the idle compatible servers, then
+    the assignment condition by Lemma 1 of notes/rais-and-aggregation.md: for every busy set $B$ and
+    idle $u \ne v$, $\lambda^a_u(B)\lambda^a_v(B\cup u) = \lambda^a_v(B)\lambda^a_u(B\cup v)$ (any
+    two orders of a set differ by adjacent transpositions).
+    """
+    everything = frozenset(model.servers)
+    exact = _Field(model)
+    for busy, table in routing.items():
+        idle = everything - busy
+        for c, split in table.items():
+            allowed = idle.intersection(model.compatibility[c])
+            for s, p in split.items():
+                if s not in allowed:
+                    return (f"class {c!r} is routed to server {s!r}, which is not an idle "
+                            f"compatible server when the busy servers are {_set_text(busy)}")
+                if sympy.sympify(p).is_negative:
+                    return f"p_{c}({s} | {_set_text(busy)}) = {p} is negative"
+            total = exact.domain.zero
+            for p in split.values():
+                total += exact(p)
+            if total != exact.domain.one:
+                return (f"the probabilities of class {c!r} with busy servers {_set_text(busy)} "
+                        f"add up to {exact.expr(total)}, not 1")
+    rates = _induced_in(model, routing, exact)
+    for busy in _subsets(model.servers):
+        idle = sorted(everything - busy)
+        for u, v in itertools.combinations(idle, 2):
+            first = rates[busy][u] * rates[busy | {u}][v]
+            second = rates[busy][v] * rates[busy | {v}][u]
+            if first != second:
+                order = ", ".join(sorted(busy))
+                prefix = f"{order}, " if order else ""
+                return (f"busy-server order ({prefix}{u}, {v}) has activation product "
+                        f"{exact.expr(first)} but ({prefix}{v}, {u}) has {exact.expr(second)}")
+    return None
+
+
+def check_assignment_condition(model: Model, routing: Routing) -> None:
+    """Raise unless ``routing`` satisfies the assignment condition ([GR20]_ section 3.2).
+
+    Raises
+    ------
+    ModelError
+        Naming a busy-server order that breaks the condition (or the invalid probability).
+    """
+    problem = assignment_condition_violation(model, routing)
+    if problem:
+        raise ModelError(f"the RAIS routing breaks the assignment condition: {problem}; use "
+                         "routing='canonical' (valid for every graph) or fix the probabilities")
+
+
+# ------------------------------------------------------------------------------ ALIS
+ALISState = tuple[tuple[str, ...], tuple[str, ...]]
+
+
+class ALISProcess(Process):
+    r"""Noncollaborative FCFS-ALIS on $(\vec c_n, \vec s_k)$ ([GR20]_ Theorem 3.9).
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> alis = ALISProcess(model("w"))
+    >>> alis.size((("1",), ()))
+    3
+    >>> [t.event for t in alis.transitions(((), ("2",)))]
+    ['class-1 arrival joins the queue', 'class-2 arrival takes idle server 2', 'class-3 arrival takes idle server 2', 'server 1 completes and becomes idle']
+    """
+
+    discipline = "alis"
+
+    def __init__(self, model: Model) -> None:
+        self.model = _require_model(model)
+        self.name = model.name or "model"
+        self._servers_of = {c: frozenset(model.compatibility[c]) for c in model.classes}
+        self._sums: dict[frozenset, sympy.Expr] = {}
+
+    def _service(self, servers: frozenset) -> sympy.Expr:
+        key = ("mu", servers)
+        if key not in self._sums:
+            self._sums[key] = sympy.Add(*(self.model.service_rates[s] for s in sorted(servers)))
+        return self._sums[key]
+
+    def _arrivals(self, servers: frozenset) -> sympy.Expr:
+        key = ("lambda", servers)
+        if key not in self._sums:
+            self._sums[key] = _class_rate(self.model, servers)
+        return self._sums[key]
+
+    def initial_state(self) -> ALISState:
+        return ((), tuple(self.model.servers))
+
+    def size(self, state: ALISState) -> int:
+        waiting, idle = state
+        return len(waiting) + len(self.model.servers) - len(idle)
+
+    def states(self, max_size: int) -> list[ALISState]:
+        result = []
+        servers = self.model.servers
+        for k in range(len(servers) + 1):
+            busy_count = len(servers) - k
+            if busy_count > max_size:
+                continue
+            for idle in itertools.permutations(servers, k):
+                allowed = [c for c in self.model.classes if not self._servers_of[c] & set(idle)]
+                for n in range(max_size - busy_count + 1):
+                    if n and (not allowed or busy_count == 0):
+                        break
+                    for waiting in itertools.product(allowed, repeat=n):
+                        result.append((waiting, idle))
+        return result
+
+    def transitions(self, state: ALISState) -> list[Transition]:
+        waiting, idle = state
+        moves = []
+        for c in self.model.classes:
+            free = [s for s in idle if s in self._servers_of[c]]
+            if free:  # ALIS: the longest idle compatible server takes the job
+                s = free[0]
+                moves.append(Transition((waiting, tuple(x for x in idle if x != s)),
+                                        self.model.arrival_rates[c], ("idle",), ("server", s),
+                                        f"class-{c} arrival takes idle server {s}"))
+            else:
+                moves.append(Transition((waiting + (c,), idle), self.model.arrival_rates[c],
+                                        ("class", c), ("queue",),
+                                        f"class-{c} arrival joins the queue"))
+        for b in self.model.servers:
+            if b in idle:
+                continue
+            rate = self.model.service_rates[b]
+            p = next((p for p, c in enumerate(waiting) if b in self._servers_of[c]), None)
+            if p is not None:  # FCFS: the oldest compatible waiting job enters service
+                moves.append(Transition((waiting[:p] + waiting[p + 1:], idle), rate,
+                                        ("queue",), ("class", waiting[p]),
+                                        f"server {b} completes and takes the class-{waiting[p]} "
+                                        f"job in queue position {p + 1}"))
+            else:
+                moves.append(Transition((waiting, idle + (b,)), rate, ("server", b), ("idle",),
+                                        f"server {b} completes and becomes idle"))
+        return moves
+
+    def product_form_factors(self, state: ALISState) -> list[sympy.Expr]:
+        r"""$\lambda_{c_i}/\mu(\vec c_i)$ and $\mu_{s_j}/\lambda(\vec s_j)$ ([GR20]_ eq. (4))."""
+        waiting, idle = state
+        factors = []
+        seen: frozenset = frozenset()
+        for c in waiting:
+            seen = seen | self._servers_of[c]
+            factors.append(self.model.arrival_rates[c] / self._service(seen))
+        for j, s in enumerate(idle):
+            factors.append(self.model.service_rates[s] / self._arrivals(frozenset(idle[:j + 1])))
+        return factors
+
+
+# ------------------------------------------------------------------------------ RAIS
+ZState = tuple[tuple[str, str], ...]
+
+
+class RandomAssignmentProcess(Process):
+    r"""Noncollaborative FCFS-RAIS on the interleaved state $\vec z_m$ ([GR20]_ Theorem 3.10).
+
+    Parameters
+    ----------
+    model : the compatibility model (servers of rate $\mu_s$)
+    routing : ``"canonical"`` (default), ``"maxflow"``, ``"uniform"``, a table
+        ``{frozenset(busy): {class: {server: probability}}}`` or a callable
+        ``(model, job_class, idle_servers) -> {server: probability}``
+    check : raise when the routing breaks the assignment condition (default); with False the
+        process is built anyway (so that :mod:`symq.balance` can show the product form fail) and
+        :attr:`assignment_problem` says what is wrong
+    service_rate : an OI rate function of the tuple of busy servers (tokens) in order, for the
+        token model of Ayesta et al. (:mod:`symq.processes.tokens`); default
+        $\mu(\vec b) = \sum_j \mu_{b_j}$
+
+    Raises
+    ------
+    ModelError
+        With ``check=True``: a routing that breaks the assignment condition, naming a busy-server
+        order whose two activation products differ.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> rais = RandomAssignmentProcess(model("w"))
+    >>> rais.product_form((("b", "1"), ("c", "1")))
+    lambda_1*(lambda_2 + lambda_3)*(lambda_1 + lambda_3)/(mu_1**2*(lambda_1 + lambda_2 + 2*lambda_3))
+    """
+
+    discipline = "rais"
+
+    def __init__(self, model: Model, routing: Any = "canonical", check: bool = True,
+                 service_rate: Callable[[tuple[str, ...]], Any] | None = None) -> None:
+        self.model = _require_model(model)
+        self.name = model.name or "model"
+        self.routing, self.routing_name = routing_table(model, routing)
+        self.assignment_problem = assignment_condition_violation(model, self.routing)
+        if check and self.assignment_problem:
+            check_assignment_condition(model, self.routing)
+        self.activation = induced_activation_rates(model, self.routing)
+        self._servers_of = {c: frozenset(model.compatibility[c]) for c in model.classes}
+        self._service_function = service_rate
+        self._service_cache: dict[tuple, sympy.Expr] = {}
+
+    def service(self, busy: tuple[str, ...]) -> sympy.Expr:
+        r"""$\mu(\vec b)$, the total rate of the busy servers (tokens) in order."""
+        if busy not in self._service_cache:
+            if self._service_function is None:
+                value = sympy.Add(*(self.model.service_rates[s] for s in sorted(busy)))
+            else:
+                value = sympy.sympify(self._service_function(busy)) if busy else sympy.Integer(0)
+            self._service_cache[busy] = value
+        return self._service_cache[busy]
+
+    def initial_state(self) -> ZState:
+        return ()
+
+    def format_state(self, state: ZState) -> str:
+        """The survey's notation: ``(3_b, 1_c, 2_b)`` (server 3 busy, a class-1 job waiting, ...)."""
+        return "(" + ", ".join(f"{x}_{kind}" for kind, x in state) + ")"
+
+    def size(self, state: ZState) -> int:
+        return len(state)
+
+    @staticmethod
+    def busy(state: ZState) -> tuple[str, ...]:
+        """The busy servers in the order of their jobs' arrivals, $\\vec b_l$."""
+        return tuple(x for kind, x in state if kind == "b")
+
+    def states(self, max_size: int) -> list[ZState]:
+        result: list[ZState] = [()]
+        layer: list[ZState] = [()]
+        for _ in range(max_size):
+            nxt = []
+            for z in layer:
+                busy = set(self.busy(z))
+                nxt += [z + (("b", s),) for s in self.model.servers if s not in busy]
+                nxt += [z + (("c", c),) for c in self.model.classes if self._servers_of[c] <= busy]
+            result += nxt
+            layer = nxt
+        return result
+
+    def transitions(self, state: ZState) -> list[Transition]:
+        busy_order = self.busy(state)
+        busy = frozenset(busy_order)
+        moves = []
+        for c in self.model.classes:
+            rate = self.model.arrival_rates[c]
+            if self._servers_of[c] - busy:  # an idle compatible server: random assignment
+                for s, p in self.routing[busy][c].items():
+                    if p != 0:
+                        moves.append(Transition(state + (("b", s),), rate * p, ("server", s),
+                                                ("departure",),
+                                                f"class-{c} arrival assigned to idle server {s}"))
+            else:
+                moves.append(Transition(state + (("c", c),), rate, ("class", c), ("departure",),
+                                        f"class-{c} arrival joins the queue"))
+        k = 0
+        for i, (kind, b) in enumerate(state):
+            if kind != "b":
+                continue
+            k += 1  # the k-th busy server completes at rate mu(b_1..b_k) - mu(b_1..b_{k-1})
+            rate = sympy.expand(self.service(busy_order[:k]) - self.service(busy_order[:k - 1]))
+            if rate == 0:
+                continue
+            rest = state[:i] + state[i + 1:]
+            p = next((p for p, (kd, c) in enumerate(rest)
+                      if kd == "c" and b in self._servers_of[c]), None)
+            if p is not None:  # FCFS: the oldest compatible waiting job takes server b
+                target = rest[:p] + (("b", b),) + rest[p + 1:]
+                moves.append(Transition(target, rate, ("departure",), ("class", rest[p][1]),
+                                        f"server {b} completes and takes the waiting "
+                                        f"class-{rest[p][1]} job"))
+            else:
+                moves.append(Transition(rest, rate, ("departure",), ("server", b),
+                                        f"server {b} completes and becomes idle"))
+        return moves
+
+    def product_form_factors(self, state: ZState) -> list[sympy.Expr]:
+        r"""$\lambda_{z_i}(\vec z_i)/\mu(\vec z_i)$ ([GR20]_ Theorem 3.10)."""
+        factors = []
+        busy: tuple[str, ...] = ()
+        for kind, x in state:
+            if kind == "b":
+                numerator = self.activation[frozenset(busy)][x]
+                busy = busy + (x,)
+            else:
+                numerator = self.model.arrival_rates[x]
+            factors.append(numerator / self.service(busy))
+        return factors

@@ -1,0 +1,2 @@
+class TokenQueue: pass
+class ClosedTokenNetwork: pass
