@@ -1,0 +1,148 @@
+r"""``symq sweep CHECK --classes J --servers M``: check a statement on every small graph.
+
+Runs CHECK (a built-in check of :data:`symq.sweep.CHECKS` or a user check ``module:function``) on
+every connected compatibility graph with at most J classes and M servers, once each up to
+relabelling, on a local process pool (all cores by default) or on a Dask cluster
+(``--scheduler ADDRESS``). Results stream to ``--output`` as JSON lines; a rerun with the same
+file resumes. The summary prints each counterexample as a TOML model.
+
+Examples
+--------
+``symq sweep nested --classes 3 --servers 3 --filter nested``
+
+``symq sweep stability --classes 4 --servers 3 --rates random:5 --output stability.jsonl``
+
+``symq sweep mychecks:below_half --classes 2 --servers 2 --rates random:3``
+
+``symq sweep balance --classes 3 --servers 3 --scheduler tcp://127.0.0.1:8786``
+
+Exit status: 0 when every graph passes or does not apply, 1 when a counterexample or an error
+was found, 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from ..cli import add_format_arguments, emit_json
+from ..errors import ModelError
+from ..graphs import FILTERS
+from ..sweep import CHECKS, SweepSummary, make_executor, sweep
+
+__all__ = ["register", "run"]
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
+def register(subparsers) -> None:
+    """Add the ``sweep`` subcommand."""
+    checks = "; ".join(f"{c.name}: {c.description}" for c in CHECKS.values())
+    p = subparsers.add_parser(
+        "sweep", help="run a check on every small compatibility graph (locally or on Dask)",
+        description="Run CHECK on every connected compatibility graph with at most J classes and "
+                    "M servers, each once up to relabelling. Built-in checks: " + checks + ". A "
+                    "user check is module:function or path/to/file.py:function, a function that "
+                    "takes a symq Model and returns a symq.sweep.Verdict, a bool, (ok, data) or "
+                    "a dict with 'ok'.")
+    p.add_argument("check", metavar="CHECK", help="built-in check name or module:function")
+    p.add_argument("--classes", type=int, required=True, metavar="J",
+                   help="largest number of classes (1..7)")
+    p.add_argument("--servers", type=int, required=True, metavar="M",
+                   help="largest number of servers (1..7)")
+    p.add_argument("--filter", dest="filters", action="append", default=[],
+                   choices=list(FILTERS), help="keep only graphs that pass (repeatable): " +
+                   "; ".join(f"{k}: {v}" for k, v in FILTERS.items()))
+    p.add_argument("--rates", default=None, metavar="SPEC",
+                   help="symbolic, random:N (N seeded stable exact rational rate vectors per "
+                        "graph) or light:N (light load); default: the check's own")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random rates (default 0)")
+    p.add_argument("--max-jobs", type=_positive, default=None, metavar="N",
+                   help="states with at most N jobs (balance, cor-5.3, empty-vs-ctmc)")
+    p.add_argument("--discipline", dest="disciplines", action="append", default=[],
+                   choices=["collaborative", "alis", "rais"],
+                   help="disciplines of the balance check (repeatable; default all three)")
+    p.add_argument("--workers", type=_positive, default=None, metavar="N",
+                   help="local worker processes (default: all cores; 0: run in this process)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run on the Dask distributed cluster at ADDRESS, e.g. "
+                        "tcp://10.0.0.5:8786 (needs pip install \"symq[cluster]\")")
+    p.add_argument("--output", default=None, metavar="FILE.jsonl",
+                   help="stream results here as JSON lines; a rerun skips graphs already in it")
+    p.add_argument("--save-counterexamples", default=None, metavar="DIR",
+                   help="also write each counterexample as DIR/<n>.toml")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_format_arguments(p)
+    p.set_defaults(handler=run)
+
+
+def _counterexample_files(summary: SweepSummary, folder: str | None) -> list[str]:
+    if not folder:
+        return []
+    path = Path(folder)
+    path.mkdir(parents=True, exist_ok=True)
+    names = []
+    for number, (_, sample) in enumerate(summary.counterexamples(), 1):
+        target = path / f"counterexample-{number}.toml"
+        target.write_text(sample["toml"], encoding="utf-8")
+        names.append(str(target))
+    return names
+
+
+def _print_text(summary: SweepSummary, files: list[str], output: str | None) -> None:
+    resumed = f", {summary.resumed} of them from {output}" if summary.resumed else ""
+    print(f"sweep {summary.check} with {summary.rates} rates: {summary.graphs} graphs{resumed}; "
+          f"{summary.passed} pass, {summary.skipped} do not apply, {summary.failed} "
+          f"counterexamples, {summary.errors} errors ({summary.seconds:.1f} s)")
+    for record in summary.records:
+        if record["status"] == "error":
+            print(f"error on graph {record['graph']}: {record['error']}")
+    for number, (record, sample) in enumerate(summary.counterexamples(), 1):
+        print()
+        print(f"counterexample {number}: graph {record['graph']}, sample {sample['index']}")
+        for key, value in sample["data"].items():
+            print(f"  {key}: {json.dumps(value) if not isinstance(value, str) else value}")
+        if number <= len(files):
+            print(f"  saved as {files[number - 1]}")
+        print("  model (TOML; save it and run `symq evaluate FILE.toml QUANTITY`):")
+        print("\n".join("    " + line if line else "" for line in sample["toml"].splitlines()))
+    if summary.ok:
+        print("no counterexample" + (" among the graphs where the check applies"
+                                     if summary.skipped else ""))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the sweep; exit status 0 when no counterexample or error, 1 otherwise."""
+    options: dict[str, Any] = {}
+    if args.max_jobs is not None:
+        options["max_jobs"] = args.max_jobs
+    if args.disciplines:
+        if args.check != "balance":
+            raise ModelError("--discipline applies to the balance check only")
+        options["disciplines"] = tuple(dict.fromkeys(args.disciplines))
+    if args.scheduler and args.workers is not None:
+        raise ModelError("--workers is for the local pool; with --scheduler the cluster's "
+                         "workers run the sweep (drop --workers)")
+    with make_executor(args.workers, args.scheduler) as executor:
+        summary = sweep(args.check, args.classes, args.servers, filters=args.filters,
+                        rates=args.rates, seed=args.seed, options=options, executor=executor,
+                        output=args.output, progress=not args.quiet)
+    files = _counterexample_files(summary, args.save_counterexamples)
+    if args.format == "json":
+        data = summary.to_dict()
+        data["output"] = args.output
+        data["counterexample_files"] = files
+        emit_json(data)
+    else:
+        _print_text(summary, files, args.output)
+    return 0 if summary.ok else 1
