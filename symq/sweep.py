@@ -224,7 +224,7 @@ def _random_rates(graph: CompatibilityGraph, kind: str, rng: random.Random
 
 def sample_models(graph: CompatibilityGraph, rates: RateSpec | str = "symbolic", seed: int = 0
                   ) -> list[Model]:
-    """The models of one graph a sweep checks: one symbolic model, or ``N`` with random rates.
+    r"""The models of one graph a sweep checks: one symbolic model, or ``N`` with random rates.
 
     Random rates are exact rationals drawn from a generator seeded by ``(seed, graph key, index)``,
     so every worker draws the same rates for the same graph, whatever the order of work.
