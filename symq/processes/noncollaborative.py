@@ -84,7 +84,7 @@ class _Field:
 
 
 def _weights_in(model: Model, exact: _Field) -> tuple[dict, dict]:
-    """$\lambda(C(I))$ and $\widetilde W(I)$ for every server set, as field elements."""
+    r"""$\lambda(C(I))$ and $\widetilde W(I)$ for every server set, as field elements."""
     rates = {idle: exact(_class_rate(model, idle)) for idle in _subsets(model.servers)}
     weights = {frozenset(): exact.domain.one}
     for idle in _subsets(model.servers)[1:]:
