@@ -117,7 +117,7 @@ class BalanceReport:
 
 
 class _Exact:
-    """Exact arithmetic on fully factored rational functions, memoized per expression.
+    r"""Exact arithmetic on fully factored rational functions, memoized per expression.
 
     An element is ``(coefficient, {irreducible polynomial: exponent})`` with integer exponents of
     either sign, so the products of the balance equations (product-form terms times rates) are

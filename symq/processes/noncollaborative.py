@@ -197,15 +197,16 @@ def maxflow_routing(model: Model) -> Routing:
     Raises
     ------
     ModelError
-        Symbolic rates (use :func:`canonical_routing`, which works with symbols).
+        Symbolic arrival rates (use :func:`canonical_routing`, which works with symbols).
     """
     import networkx as nx
     from networkx.algorithms.flow import edmonds_karp
 
     model = _require_model(model)
-    if not model.is_numeric:
-        names = ", ".join(sorted(s.name for s in model.symbols))
-        raise ModelError(f"max-flow routing needs numeric rates (set {names}); "
+    symbols = set().union(*(sympy.sympify(r).free_symbols for r in model.arrival_rates.values()))
+    if symbols:
+        names = ", ".join(sorted(s.name for s in symbols))
+        raise ModelError(f"max-flow routing needs numeric arrival rates (set {names}); "
                          "use routing='canonical' for symbolic rates")
     rates = activation_rates(model)
     everything = frozenset(model.servers)
