@@ -55,11 +55,11 @@ def register(subparsers) -> None:
     p.add_argument("--discipline", choices=DISCIPLINES, default="collaborative",
                    help="collaborative (OI queue; abandonments if the model has them), alis, "
                         "rais, dbm (directed bipartite matching), dbma (with abandonments)")
-    p.add_argument("--max-jobs", type=_count("max-jobs"), default=4,
+    p.add_argument("--max-jobs", default="4",
                    help="check every state with at most this many jobs (default 4)")
     p.add_argument("--routing", default=None, choices=("canonical", "maxflow", "uniform"),
                    help="rais: assignment probabilities (default canonical, always valid)")
-    p.add_argument("--server-buffer", type=_count("server-buffer"), default=0,
+    p.add_argument("--server-buffer", default="0",
                    help="dbm/dbma: waiting servers allowed, K of DBM(K) (default 0; inf for none)")
     p.add_argument("--global-only", action="store_true",
                    help="check global balance only, not the partial-balance families")
@@ -74,10 +74,11 @@ def run(args: argparse.Namespace) -> int:
     base = load_model(args.model)
     values = parse_settings(args.settings)
     model = base.substitute(values) if values else base
-    options = {"server_buffer": args.server_buffer}
+    max_jobs = _count("max-jobs")(args.max_jobs)
+    options = {"server_buffer": _count("server-buffer")(args.server_buffer)}
     if args.routing:
         options["routing"] = args.routing
-    report = verify(model, discipline=args.discipline, max_jobs=args.max_jobs,
+    report = verify(model, discipline=args.discipline, max_jobs=max_jobs,
                     partial=False if args.global_only else None, **options)
     report.model = base.name or str(args.model)
     report.discipline = args.discipline
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         emit_json(data)
     elif args.format == "latex":
         verdict = r"\text{verified}" if report.ok else r"\text{fails}"
-        print(rf"% {report.model}, {args.discipline}, states with at most {args.max_jobs} jobs")
+        print(rf"% {report.model}, {args.discipline}, states with at most {max_jobs} jobs")
         print(rf"{verdict}: {report.states_checked}\ \text{{states}},\ "
               rf"{report.equations_checked}\ \text{{equations}},\ "
               rf"{report.nonzero_residuals}\ \text{{nonzero residuals}}")
