@@ -44,7 +44,7 @@ from .model import Model
 from .normalization import empty_probability
 
 __all__ = ["rais_busy_weight", "rais_partial_law", "alis_partial_law", "collaborative_partial_law",
-           "idle_order_sum", "busy_order_probability", "printed_conditional_waiting_time",
+           "idle_order_sum", "busy_order_probability", "canonical_assignment", "printed_conditional_waiting_time",
            "waiting_time_law", "waiting_time_lst", "balance_function", "balance_rates",
            "response_time_law", "response_time_quantity", "response_time_applies"]
 
@@ -94,6 +94,28 @@ def rais_busy_weight(model: Model, busy: Iterable[str]) -> sympy.Expr:
     tilde = _idle_weight_tilde(sets)
     busy = frozenset(busy)
     return sympy.factor(tilde(sets.servers - busy) / tilde(sets.servers))
+
+
+@lru_cache(maxsize=4096)
+def canonical_assignment(model: Model, job_class: str, idle: frozenset) -> dict[str, sympy.Expr]:
+    r"""The canonical RAIS routing (note (3)): an arriving ``job_class`` job goes to the server
+    that would be the longest idle one under ALIS, the idle order $\omega$ of ``idle`` drawn with
+    probability $\prod_j L(\omega_1..\omega_j)^{-1}/\widetilde W(I)$ (Thm 3.9's conditional law).
+    Enumerates the orders of ``idle`` (small idle sets); the signature fits
+    :func:`symq.ctmc.random_assignment_transitions`."""
+    sets = _Sets(model)
+    need = sets.sets[job_class]
+    weights: dict[str, sympy.Expr] = {}
+    for order in itertools.permutations(sorted(idle)):
+        w = sympy.Integer(1)
+        prefix: frozenset = frozenset()
+        for s in order:
+            prefix = prefix | {s}
+            w /= sets.arrivals(prefix)
+        first = next(s for s in order if s in need)
+        weights[first] = weights.get(first, sympy.Integer(0)) + w
+    total = _sum(weights.values())
+    return {s: sympy.factor(v / total) for s, v in weights.items()}
 
 
 def _check_vectors(model: Model, busy_order: Sequence[str], queue: Sequence[int]) -> None:

@@ -463,7 +463,7 @@ def verify(model: Model | Process, discipline: str = "collaborative", max_jobs: 
     True
     >>> bad = verify(symq.model("w"), "rais", max_jobs=2, routing="uniform")
     >>> bad.ok, bad.failing_states()[0]
-    (False, '(1_b, 2_b)')
+    (False, '(1_b)')
     """
     start = time.perf_counter()
     if isinstance(model, Process):

@@ -44,6 +44,9 @@ def _names(names: Iterable[Any], kind: str) -> tuple[str, ...]:
 class Model:
     r"""Job classes and servers linked by a compatibility graph, with exact rates.
 
+    Rates may be sympy expressions, ints, Fractions, or strings such as ``"lambda_1"`` or
+    ``"3/10"``. Symbols are created ``positive=True``.
+
     Parameters
     ----------
     compatibility : mapping of class name to the servers that can serve it, $S_i$
@@ -52,9 +55,6 @@ class Model:
         server order
     abandonment_rates : optional mapping of class name to a positive rate, $\gamma_i$
     name : optional label
-
-    Rates may be sympy expressions, ints, Fractions, or strings such as ``"lambda_1"`` or
-    ``"3/10"``. Symbols are created ``positive=True``.
 
     Raises
     ------

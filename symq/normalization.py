@@ -522,6 +522,7 @@ def _values(model: Model, discipline: str, per_class: bool = False) -> tuple[dic
     _check_discipline(discipline)
     if model.is_empty:
         raise ModelError("the model has no class; give it at least one class and server")
+    check_stability(model)
     if is_symmetric_redundancy(model):
         out = _redundancy_values(model, discipline, per_class)
         return out, out["arith"]

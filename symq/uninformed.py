@@ -494,6 +494,21 @@ INEQUALITIES = {
 The differences are ``busy``: P_l - P_m; ``work``: mu_l P_l - mu_m P_m; ``lower``:
 P_l - (mu_m/mu_l) P_m. The upper bound of the third bullet is ``busy``."""
 
+def _reverse(inequality: str) -> str:
+    """The same inequality with its one comparison reversed (``<`` and ``>`` swapped)."""
+    return inequality.replace(" < ", " > ") if " < " in inequality else \
+        inequality.replace(" > ", " < ")
+
+
+def _claim(name: str, l: str, m: str, reverse: bool) -> tuple[str, str, int]:
+    """Text, LaTeX and sign of claim ``name`` for servers l, m (reversed: the false inequality)."""
+    latex, text, sign = INEQUALITIES[name]
+    if reverse:
+        latex, text, sign = _reverse(latex), _reverse(text), -sign
+    text = text.replace("_l", f"_{l}").replace("_m", f"_{m}")
+    latex = latex.replace("{l}", f"{{{l}}}").replace("{m}", f"{{{m}}}")
+    return text, latex, sign
+
 
 def theorem_2_1_differences(queue: UninformedQueue, faster: str, slower: str,
                             by_states: bool = False) -> dict[str, sympy.Expr]:
@@ -526,13 +541,15 @@ class SignCertificate:
     numerator: sympy.Expr | None = None
     denominator: sympy.Expr | None = None
     reason: str = ""
+    inequality: str = ""
+    pair: tuple[str, str] = ()
 
     def text(self) -> str:
         """A plain-text account of the certificate."""
         if not self.proved:
             return f"{self.claim}: NO CERTIFICATE FOUND ({self.reason})"
         sign = "" if self.sign > 0 else "-"
-        return (f"{self.claim}: difference = ({self.factor}) * {sign}N/D with {self.substitution};"
+        return (f"{self.claim}: difference = {sign}({self.factor}) * N/D with {self.substitution};"
                 f"\n  N = {self.numerator}\n  D = {self.denominator}\n"
                 f"  N and D have only positive coefficients in "
                 f"{', '.join(map(str, self.variables))}: PROVED")
@@ -543,7 +560,7 @@ class SignCertificate:
             return (f"\\text{{{self.claim}: no certificate found ({self.reason})}}")
         sign = "" if self.sign > 0 else "-"
         return (f"{self.claim_latex}:\\quad \\text{{difference}} = "
-                f"\\left({sympy.latex(self.factor)}\\right)\\cdot {sign}\\frac{{N}}{{D}},\\\\\n"
+                f"{sign}\\left({sympy.latex(self.factor)}\\right)\\frac{{N}}{{D}},\\\\\n"
                 f"N = {sympy.latex(self.numerator)},\\\\\n"
                 f"D = {sympy.latex(self.denominator)}")
 
@@ -568,7 +585,8 @@ def _positive_coefficients(poly: sympy.Poly) -> bool:
 
 def find_sign_certificate(difference: sympy.Expr, factor: sympy.Expr, sign: int,
                           variables: Sequence[sympy.Symbol], claim: str = "",
-                          claim_latex: str = "", substitution: str = "") -> SignCertificate:
+                          claim_latex: str = "", substitution: str = "",
+                          inequality: str = "", pair: tuple[str, str] = ()) -> SignCertificate:
     r"""Search a certificate that ``difference / factor`` has the sign ``sign`` (+1 or -1).
 
     Divides the numerator of ``difference`` by ``factor`` (it must divide exactly), cancels, and
@@ -581,7 +599,8 @@ def find_sign_certificate(difference: sympy.Expr, factor: sympy.Expr, sign: int,
         raise ValueError(f"sign must be +1 or -1, not {sign!r}")
     gens = tuple(variables)
     result = dict(claim=claim, claim_latex=claim_latex or claim, difference=difference,
-                  factor=factor, sign=sign, variables=gens, substitution=substitution)
+                  factor=factor, sign=sign, variables=gens, substitution=substitution,
+                  inequality=inequality, pair=tuple(pair))
     num, den = sympy.fraction(sympy.together(difference))
     num_poly, den_poly = sympy.Poly(num, *gens), sympy.Poly(den, *gens)
     quotient, remainder = num_poly.div(sympy.Poly(factor, *gens))
@@ -617,12 +636,19 @@ def check_certificate(certificate: SignCertificate, original: sympy.Expr,
         poly = sympy.Poly(expr, *certificate.variables)
         if not poly.coeffs() or not _positive_coefficients(poly):
             problems.append(f"{certificate.claim}: {what} has a non-positive coefficient")
-    claimed = certificate.factor * certificate.sign * certificate.numerator \
-        / certificate.denominator
-    residual = sympy.cancel(sympy.together(original - claimed.xreplace(dict(relation))))
-    if residual != 0:
+    # original == factor * sign * N / D  <=>  A * D' - sign * factor * N' * B == 0 as polynomials,
+    # with original = A / B and N', D' the certificate's polynomials after the relation
+    relation = dict(relation)
+    gens = sorted(sympy.sympify(original).free_symbols | certificate.factor.free_symbols
+                  | {s for e in relation.values() for s in sympy.sympify(e).free_symbols},
+                  key=str)
+    top, bottom = (sympy.Poly(e, *gens) for e in sympy.fraction(sympy.together(original)))
+    num, den = (sympy.Poly(e.xreplace(relation), *gens)
+                for e in (certificate.numerator, certificate.denominator))
+    residual = top * den - bottom * num * sympy.Poly(certificate.sign * certificate.factor, *gens)
+    if not residual.is_zero:
         problems.append(f"{certificate.claim}: factorization is not an identity "
-                        f"(residual {residual})")
+                        f"(residual has {len(residual.terms())} terms)")
     return problems
 
 
@@ -646,17 +672,10 @@ def theorem_2_1_certificates(servers: int, pairs: Iterable[tuple[str, str]] | No
         differences = theorem_2_1_differences(symbolic, l, m)
         factor = symbolic.rate(l) - symbolic.rate(m)
         for name in claims:
-            claim_latex, claim_text, sign = INEQUALITIES[name]
-            if reverse:
-                sign = -sign
-                claim_text = "NOT " + claim_text
-                claim_latex = r"\lnot\left(" + claim_latex + r"\right)"
-            subs = {"l": l, "m": m}
-            text = claim_text.replace("_l", f"_{subs['l']}").replace("_m", f"_{subs['m']}")
-            latex = claim_latex.replace("{l}", f"{{{l}}}").replace("{m}", f"{{{m}}}")
+            text, latex, sign = _claim(name, l, m, reverse)
             certificates.append(find_sign_certificate(
                 differences[name], factor, sign, variables, claim=f"n={servers}: {text}",
-                claim_latex=latex, substitution=substitution))
+                claim_latex=latex, substitution=substitution, inequality=name, pair=(l, m)))
     return certificates
 
 

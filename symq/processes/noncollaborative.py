@@ -504,7 +504,7 @@ class RandomAssignmentProcess(Process):
     >>> from symq import model
     >>> rais = RandomAssignmentProcess(model("w"))
     >>> rais.product_form((("b", "1"), ("c", "1")))
-    lambda_1*(lambda_2 + lambda_3)*(lambda_1 + lambda_3)/(mu_1**2*(lambda_1 + lambda_2 + 2*lambda_3))
+    lambda_1*(lambda_1 + lambda_3)*(lambda_1 + lambda_2 + lambda_3)/(mu_1**2*(lambda_1 + lambda_2 + 2*lambda_3))
     """
 
     discipline = "rais"

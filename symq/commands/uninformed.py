@@ -1,0 +1,118 @@
+r"""``symq uninformed theorem|law``: Cabral's M/M/n with uninformed customers.
+
+``symq uninformed theorem --servers 4 --format latex`` prints the sign certificates that prove
+Theorem 2.1 of Cabral for 4 servers (every ordered pair of servers, all three inequalities), with
+$\mu^n = \lambda + \delta$. ``--check`` also re-verifies each certificate independently (positive
+coefficients, and the factorization as an identity against the law summed state by state).
+``--reverse`` searches certificates for the reversed (false) inequalities: none is found, and the
+command exits with status 1, as it does whenever some certificate is missing.
+
+``symq uninformed law --servers 3`` prints the closed-form law: $p_0$, $\mathcal P_l$, the
+all-busy probability and the mean number in system.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import sympy
+
+from ..cli import add_format_arguments, emit_json
+from ..errors import ModelError
+from ..uninformed import (all_busy_probability, busy_probability, check_certificate,
+                          empty_probability, mean_number, theorem_2_1_certificates,
+                          theorem_2_1_differences, uninformed_queue)
+
+__all__ = ["register", "run"]
+
+MAX_SERVERS = 7
+
+
+def _servers(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--servers {text!r} is not a whole number") from None
+    if not 1 <= value <= MAX_SERVERS:
+        raise argparse.ArgumentTypeError(f"--servers must be from 1 to {MAX_SERVERS} (symbolic "
+                                         f"work grows fast), not {value}")
+    return value
+
+
+def register(subparsers) -> None:
+    """Add the ``uninformed`` subcommand."""
+    p = subparsers.add_parser(
+        "uninformed", help="M/M/n with heterogeneous servers and uninformed customers (Cabral)",
+        description="Cabral's M/M/n queue where an arrival picks an idle server uniformly at "
+                    "random: the closed-form law, and sign certificates proving Theorem 2.1.")
+    p.add_argument("action", choices=("theorem", "law"),
+                   help="theorem: certificates of Theorem 2.1; law: closed-form quantities")
+    p.add_argument("--servers", type=_servers, required=True, help="number of servers n")
+    p.add_argument("--check", action="store_true",
+                   help="theorem: re-verify every certificate independently (slower)")
+    p.add_argument("--reverse", action="store_true",
+                   help="theorem: search certificates for the reversed (false) inequalities")
+    add_format_arguments(p)
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``symq uninformed``; 0 when every certificate was found (and checked), else 1."""
+    if args.action == "law":
+        return _run_law(args)
+    return _run_theorem(args)
+
+
+def _run_theorem(args: argparse.Namespace) -> int:
+    n = args.servers
+    if n < 2:
+        raise ModelError("Theorem 2.1 compares two servers; give --servers 2 or more")
+    certificates = theorem_2_1_certificates(n, reverse=args.reverse)
+    problems: list[str] = []
+    if args.check:
+        plain = uninformed_queue(n)
+        delta = certificates[0].variables[1]
+        relation = {delta: plain.total_rate - plain.arrival_rate}
+        cache: dict[tuple[str, str], dict] = {}
+        for cert in certificates:
+            if cert.pair not in cache:
+                cache[cert.pair] = theorem_2_1_differences(plain, *cert.pair, by_states=True)
+            problems += check_certificate(cert, cache[cert.pair][cert.inequality], relation)
+    proved = all(c.proved for c in certificates) and not problems
+    verdict = ("VERIFIED" if proved else "NOT VERIFIED")
+    if args.format == "json":
+        emit_json({"servers": n, "reverse": args.reverse, "checked": args.check,
+                   "substitution": "mu^n = lambda + delta, delta > 0",
+                   "certificates": [c.as_json() for c in certificates],
+                   "problems": problems, "proved": proved, "verdict": verdict})
+    elif args.format == "latex":
+        print(f"% Theorem 2.1 of Cabral, n = {n}; substitution $\\mu^n = \\lambda + \\delta$")
+        for c in certificates:
+            print("\\[\n" + c.latex() + "\n\\]")
+        for problem in problems:
+            print(f"% problem: {problem}")
+        print(f"% {verdict}")
+    else:
+        for c in certificates:
+            print(c.text())
+        for problem in problems:
+            print(f"problem: {problem}")
+        found = sum(c.proved for c in certificates)
+        print(f"{found} of {len(certificates)} certificates found"
+              + (", all re-checked" if args.check and not problems else "") + f": {verdict}")
+    return 0 if proved else 1
+
+
+def _run_law(args: argparse.Namespace) -> int:
+    queue = uninformed_queue(args.servers)
+    rows = [("p_0", empty_probability(queue))]
+    rows += [(f"P_{j}", busy_probability(queue, j)) for j in queue.servers]
+    rows += [("P_all_busy", all_busy_probability(queue)), ("N", mean_number(queue))]
+    if args.format == "json":
+        emit_json({"servers": args.servers,
+                   "quantities": {name: {"expr": str(e), "latex": sympy.latex(e)}
+                                  for name, e in rows}})
+        return 0
+    for name, expr in rows:
+        print(f"{name} = {sympy.latex(expr) if args.format == 'latex' else expr}")
+    return 0
