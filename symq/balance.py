@@ -26,7 +26,7 @@ Examples
 >>> from symq.balance import verify
 >>> report = verify(symq.model("n"), discipline="alis", max_jobs=3)
 >>> report.ok, report.states_checked
-(True, 17)
+(True, 9)
 """
 
 from __future__ import annotations
