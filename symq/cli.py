@@ -235,9 +235,16 @@ def _digits(text: str) -> int:
     return value
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line on stderr with exit status 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"symq: error: {message} (see: {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser, with the discovered subcommands of :mod:`symq.commands`."""
-    parser = argparse.ArgumentParser(prog="symq", description="Exact, symbolic queueing theory "
+    parser = _Parser(prog="symq", description="Exact, symbolic queueing theory "
                                      "for FCFS models with compatibility graphs.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
@@ -275,7 +282,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (2 for bad input)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:
+        return int(stop.code or 0)
     try:
         return int(args.handler(args) or 0)
     except SymqError as error:

@@ -132,7 +132,9 @@ def test_missing_file():
     (["evaluate", "w", "empty-probability", "--set", "lambda_1=1"], "missing: lambda_2"),
     (["evaluate", "n", "empty-probability", "--set", "lambda_1=1", "--set", "lambda_2=1",
       "--set", "mu_1=1", "--set", "mu_2=1"], r"unstable: classes \{'1'.*\} bring"),
-    (["derive", "w", "empty-probability", "--discipline", "alis"], "alis"),
+    (["derive", "w", "no-such-quantity"], "invalid choice: 'no-such-quantity'"),
+    (["derive", "w", "empty-probability", "--discipline", "fifo"], "invalid choice: 'fifo'"),
+    (["evaluate", "w", "empty-probability", "--digits", "0"], "--digits must be from 1"),
 ])
 def test_cli_bad_input_exit_status_2(capsys, argv, pattern):
     import re
