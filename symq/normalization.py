@@ -175,14 +175,17 @@ class _CollaborativeTables:
             frontier = new
         self.order = sorted(reach)
         self.r = {}
+        self.mu = {}
         weight = {x: zero for x in self.order}
         weight[0] = one
         per = {x: [zero] * len(masks) for x in self.order} if per_class else None
         for x in self.order:
             if x:
                 required = [c for c in classes if masks[c] & ~x == 0]
-                r = graph.mu_of(x) - sum((lam[c] for c in required), zero)
+                mu_x = graph.mu_of(x)
+                r = mu_x - sum((lam[c] for c in required), zero)
                 self.r[x] = r
+                self.mu[x] = mu_x
                 h = weight[x] / r
                 weight[x] = h
                 if per is not None:
@@ -205,6 +208,39 @@ class _CollaborativeTables:
         self.per_class = per
         self.total = sum(weight.values(), zero)
 
+    def suffix_weights(self, tail=None) -> dict[int, Any]:
+        r"""$F(Z)=\frac{\mu(Z)}{r(Z)}\bigl[\Omega(Z)+\sum_{c:S_c\not\subseteq Z}\lambda_c
+        \frac{F(Z\cup S_c)}{\mu(Z\cup S_c)}\bigr]$ on the unions, decreasing: the weight of all
+        continuations of a job sequence whose servers so far are $Z$ (jobs of $R(Z)$ repeat
+        geometrically, $1/(1-\alpha(Z))=\mu(Z)/r(Z)$). ``tail(Z)`` weights the final union
+        ($\Omega(\mathcal M\setminus Z)$ for ALIS, 1 for the collaborative model); this is $V$ of
+        note 4.7."""
+        g = self.graph
+        masks, lam = g.masks, g.lam
+        out = {}
+        for x in reversed(self.order):
+            acc = g.arith.one if tail is None else tail(x)
+            for c, m in enumerate(masks):
+                y = x | m
+                if y != x:
+                    acc += lam[c] * out[y] / self.mu[y]
+            out[x] = acc * self.mu[x] / self.r[x] if x else acc
+        return out
+
+    def class_sums(self, suffix: dict[int, Any]) -> list[Any]:
+        r"""$\sum_Y H(Y)\,\lambda_c\,F(Y\cup S_c)/\mu(Y\cup S_c)$ for every class $c$: each class-$c$
+        job of a sequence is counted once, as (prefix, the job, continuation). With $F$ of
+        :meth:`suffix_weights` this is $\sum_XH_c(X)\,\text{tail}(X)$ in $O(|\text{unions}|J)$."""
+        g = self.graph
+        out = []
+        for c, m in enumerate(g.masks):
+            acc = g.arith.zero
+            for y, h in self.weight.items():
+                z = y | m
+                acc += h * suffix[z] / self.mu[z]
+            out.append(g.lam[c] * acc)
+        return out
+
     def zeta(self) -> list[Any]:
         r"""$\hat H(X)=\sum_{Y\subseteq X}H(Y)=1/\pi^C_{\vdash(\mathcal M\setminus X)}(\emptyset)$."""
         g = self.graph
@@ -225,8 +261,8 @@ def _zeta(table: list[Any], size: int) -> None:
                 table[x] = table[x] + table[x ^ bit]
 
 
-def _collaborative_values(graph: _Graph, per_class: bool) -> dict[str, Any]:
-    tables = _CollaborativeTables(graph, per_class)
+def _collaborative_values(graph: _Graph, per_class: bool, route: str = "suffix") -> dict[str, Any]:
+    tables = _CollaborativeTables(graph, per_class and route == "weights")
     g = tables.total
     arith = graph.arith
     out = {"G": g, "empty": arith.one / g}
@@ -235,11 +271,14 @@ def _collaborative_values(graph: _Graph, per_class: bool) -> dict[str, Any]:
         bit = 1 << j
         idle[s] = sum((h for x, h in tables.weight.items() if not x & bit), arith.zero) / g
     out["idle"] = idle
-    if per_class:
+    if per_class and route == "weights":  # per-class exact-cover weights H_c (O(unions J^2))
         sums = [arith.zero] * len(graph.classes)
         for vec in tables.per_class.values():
             for k, v in enumerate(vec):
                 sums[k] += v
+        out["L"] = {c: sums[k] / g for k, c in enumerate(graph.classes)}
+    elif per_class:  # prefix x job x continuation (O(unions J))
+        sums = tables.class_sums(tables.suffix_weights())
         out["L"] = {c: sums[k] / g for k, c in enumerate(graph.classes)}
     return out
 
@@ -323,7 +362,7 @@ def _rais_values(graph: _Graph, per_class: bool) -> dict[str, Any]:
 def _alis_values(graph: _Graph, per_class: bool) -> dict[str, Any]:
     """ALIS route: $G_{\\rm ALIS}=\\sum_XH(X)\\Omega(\\mathcal M\\setminus X)$ (Thm 3.9)."""
     t = _IdleTables(graph)
-    coll = _CollaborativeTables(graph, per_class)
+    coll = _CollaborativeTables(graph, False)
     arith = graph.arith
     full = graph.full
     w = t.idle_weights()
@@ -336,18 +375,17 @@ def _alis_values(graph: _Graph, per_class: bool) -> dict[str, Any]:
     out["idle"] = {s: sum((v for i, v in enumerate(idle_law) if i >> j & 1), arith.zero) / g
                    for j, s in enumerate(graph.servers)}
     if per_class:
-        queue = {}
-        for k, c in enumerate(graph.classes):
-            queue[c] = sum((vec[k] * omega[full ^ x] for x, vec in coll.per_class.items()),
-                           arith.zero) / g
-        service = _alis_in_service(graph, t, coll, omega=omega, h_hat=h_hat, g=g)
+        v = coll.suffix_weights(lambda x: omega[full ^ x])
+        sums = coll.class_sums(v)
+        queue = {c: sums[k] / g for k, c in enumerate(graph.classes)}
+        service = _alis_in_service(graph, t, coll, omega=omega, h_hat=h_hat, g=g, v=v)
         out["L"] = {c: queue[c] + service[c] for c in graph.classes}
         out["LQ"] = queue
     return out
 
 
 def matching_rates(graph: _Graph, t: _IdleTables, coll: _CollaborativeTables,
-                   omega=None, h_hat=None, g=None) -> dict[tuple[str, str], Any]:
+                   omega=None, h_hat=None, g=None, v=None) -> dict[tuple[str, str], Any]:
     r"""Matching rates $r_{c,s}=r^q_{c,s}+r^{\rm imm}_{c,s}$ of ALIS (= canonical RAIS), note 4.7.
 
     $r^q_{c,s}=\frac{\lambda_c\mu_s}{G}\sum_{A\not\ni s}H(A)\frac{V(A\cup S_c)}{\mu(A\cup S_c)}$,
@@ -369,15 +407,8 @@ def matching_rates(graph: _Graph, t: _IdleTables, coll: _CollaborativeTables,
     if g is None:
         g = sum((h * omega[full ^ x] for x, h in coll.weight.items()), zero)
     masks, lam, mu = graph.masks, graph.lam, graph.mu
-    # V over the unions of class sets, decreasing
-    v = {}
-    for x in reversed(coll.order):
-        acc = omega[full ^ x]
-        for c, m in enumerate(masks):
-            y = x | m
-            if y != x:
-                acc += lam[c] * v[y] / t.mu[y]
-        v[x] = acc * t.mu[x] / t.r[x] if x else acc
+    if v is None:  # V over the unions of class sets, decreasing
+        v = coll.suffix_weights(lambda x: omega[full ^ x])
     # Y over all idle sets, decreasing
     y_table = [zero] * (full + 1)
     for q in range(full, -1, -1):

@@ -280,3 +280,13 @@ def test_three_cycle_matches_truncated_ctmc(discipline):
     for c, value in nz.mean_number(model, discipline)["per_class"].items():
         ctmc = sum(p * class_counts(state).get(c, 0) for state, p in law.items())
         assert abs(ctmc - float(value)) <= mean_tol, c
+
+
+@settings(max_examples=10)
+@given(model=light_models())
+def test_two_collaborative_mean_routes_agree(model):
+    """Per-class exact-cover weights H_c against prefix x job x continuation sums (note 4.7)."""
+    graph = nz._Graph(model)
+    weights = nz._collaborative_values(graph, True, route="weights")["L"]
+    suffix = nz._collaborative_values(graph, True, route="suffix")["L"]
+    assert weights == suffix
