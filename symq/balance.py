@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field as dataclass_field
-from typing import Any, Callable, Hashable, Mapping
+from typing import Any, Callable, Hashable
 
 import sympy
 from sympy import QQ

@@ -165,3 +165,14 @@ def test_abandonment_and_dbma_verify_symbolically():
     assert verify(model, "collaborative", max_jobs=3).ok
     assert verify(model, "dbma", max_jobs=3, server_buffer=2,
                   server_patience={"1": "nu_1", "2": "nu_2"}).ok
+
+
+def test_auto_routing_is_uniform_where_uniform_is_valid():
+    assert RandomAssignmentProcess(symq.model("uninformed:3"), routing="auto").routing_name == \
+        "uniform"
+    assert RandomAssignmentProcess(symq.model("w"), routing="auto").routing_name == "canonical"
+    equal = symq.model("w").substitute({"lambda_1": "1/5", "lambda_2": "1/5"})
+    process = RandomAssignmentProcess(equal, routing="auto")
+    assert process.routing_name == "uniform" and verify(process, max_jobs=3).ok
+    with pytest.raises(ModelError, match="unknown routing 'random'"):
+        RandomAssignmentProcess(equal, routing="random")

@@ -57,7 +57,7 @@ def register(subparsers) -> None:
                         "rais, dbm (directed bipartite matching), dbma (with abandonments)")
     p.add_argument("--max-jobs", default="4",
                    help="check every state with at most this many jobs (default 4)")
-    p.add_argument("--routing", default=None, choices=("canonical", "maxflow", "uniform"),
+    p.add_argument("--routing", default=None, choices=("canonical", "maxflow", "uniform", "auto"),
                    help="rais: assignment probabilities (default canonical, always valid)")
     p.add_argument("--server-buffer", default="0",
                    help="dbm/dbma: waiting servers allowed, K of DBM(K) (default 0; inf for none)")

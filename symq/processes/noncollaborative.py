@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from typing import Any, Callable, Hashable, Mapping
+from typing import Any, Callable
 
 import sympy
 
@@ -173,7 +173,6 @@ def canonical_routing(model: Model) -> Routing:
 def uniform_routing(model: Model) -> Routing:
     """Uniform choice among the idle compatible servers (valid iff server sets are equal or disjoint)."""
     model = _require_model(model)
-    everything = frozenset(model.servers)
     routing: Routing = {}
     for busy in _subsets(model.servers):
         table = {}
@@ -182,7 +181,6 @@ def uniform_routing(model: Model) -> Routing:
             if free:
                 table[c] = {s: sympy.Rational(1, len(free)) for s in free}
         routing[busy] = table
-    del everything
     return routing
 
 
@@ -258,7 +256,8 @@ def _set_text(servers: frozenset) -> str:
 def routing_table(model: Model, routing: Any) -> tuple[Routing, str]:
     """Normalize a routing given by name, table or callable into ``routing[B][c][s]``.
 
-    ``routing`` is ``"canonical"``, ``"maxflow"``, ``"uniform"``, a table
+    ``routing`` is ``"canonical"``, ``"maxflow"``, ``"uniform"``, ``"auto"`` (uniform when it
+    satisfies the assignment condition exactly, else canonical), a table
     ``{frozenset(busy): {class: {server: probability}}}`` or a callable
     ``(model, job_class, idle_servers) -> {server: probability}`` (the signature of
     :func:`symq.ctmc.random_assignment_transitions`). Returns the table and a name for reports.
@@ -270,11 +269,16 @@ def routing_table(model: Model, routing: Any) -> tuple[Routing, str]:
     """
     model = _require_model(model)
     if isinstance(routing, str):
+        if routing == "auto":  # uniform where it satisfies the condition, else canonical
+            uniform = uniform_routing(model)
+            if assignment_condition_violation(model, uniform) is None:
+                return uniform, "uniform"
+            return canonical_routing(model), "canonical"
         builders = {"canonical": canonical_routing, "maxflow": maxflow_routing,
                     "uniform": uniform_routing}
         if routing not in builders:
-            raise ModelError(f"unknown routing {routing!r}; use canonical, maxflow, uniform, a "
-                             "table or a callable")
+            raise ModelError(f"unknown routing {routing!r}; use canonical, maxflow, uniform, "
+                             "auto, a table or a callable")
         return builders[routing](model), routing
     everything = frozenset(model.servers)
     table: Routing = {}
@@ -483,7 +487,8 @@ class RandomAssignmentProcess(Process):
     Parameters
     ----------
     model : the compatibility model (servers of rate $\mu_s$)
-    routing : ``"canonical"`` (default), ``"maxflow"``, ``"uniform"``, a table
+    routing : ``"canonical"`` (default), ``"maxflow"``, ``"uniform"``, ``"auto"`` (uniform where
+        it satisfies the assignment condition, else canonical), a table
         ``{frozenset(busy): {class: {server: probability}}}`` or a callable
         ``(model, job_class, idle_servers) -> {server: probability}``
     check : raise when the routing breaks the assignment condition (default); with False the

@@ -37,7 +37,7 @@ Examples
 from __future__ import annotations
 
 import itertools
-from typing import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import sympy
 
