@@ -75,7 +75,7 @@ __all__ = [
     "idle_probability", "busy_idle_probability", "all_busy_probability",
     "effective_service_rate", "mean_number", "mean_response_time",
     "uninformed_transitions", "balance_residuals", "balance_failures",
-    "rais_product_form_weight", "rais_aggregated_weight",
+    "rais_product_form_weight", "rais_aggregated_weight", "same_rational_function",
     "SignCertificate", "find_sign_certificate", "check_certificate",
     "theorem_2_1_differences", "theorem_2_1_certificates", "INEQUALITIES", "QUANTITY_HANDLERS",
 ]
@@ -481,6 +481,19 @@ def rais_aggregated_weight(queue: UninformedQueue, busy: Iterable[str]) -> sympy
     busy = sorted(_busy(queue, busy))
     return sympy.Add(*[rais_product_form_weight(queue, order)
                        for order in itertools.permutations(busy)])
+
+
+def same_rational_function(left: sympy.Expr, right: sympy.Expr) -> bool:
+    """Whether two expressions are the same rational function of their symbols (exact, in a
+    sympy fraction field over QQ, which is much faster than ``cancel`` on nested sums)."""
+    from sympy.polys.fields import field
+
+    left, right = sympy.sympify(left), sympy.sympify(right)
+    symbols = sorted(left.free_symbols | right.free_symbols, key=str)
+    if not symbols:
+        return sympy.simplify(left - right) == 0
+    domain, *_ = field(symbols, sympy.QQ)
+    return domain.from_expr(left) == domain.from_expr(right)
 
 
 # ---------------------------------------------------------------------------- Theorem 2.1
