@@ -1,0 +1,208 @@
+"""Shared pieces of the survey derivation scripts (not a derivation itself: no verdict).
+
+Everything is exact (``fractions.Fraction``) unless a name says ``float``:
+
+* rates of a numeric model as Fractions, server sets as frozensets;
+* the collaborative product form of Thm 3.3 summed over the states with at most ``n`` jobs,
+  normalised with the exact pi(empty) of :func:`symq.normalization.empty_probability`, and the
+  exact omitted mass (the probability of more than ``n`` jobs);
+* a *lumped* noncollaborative chain written from the verbal model (FCFS, ALIS or random
+  assignment), on ``(z, idle)`` with ``z`` the jobs in arrival order, ``("b", server)`` in service
+  and ``("q", class)`` waiting (the class of a job in service never matters for the dynamics),
+  cut at a number of *waiting* jobs (an acceptance region with the truncation property);
+* "tagged job" absorption times: a job's wait depends only on the jobs ahead of it (FCFS: a later
+  arrival never takes a server from an earlier job), and those evolve on their own, so the LST of
+  its time in system (or in queue) given the jobs ahead is the solution of a finite acyclic
+  recursion over what is left ahead. Averaging it over a stationary law truncated at ``n`` jobs,
+  with the exact omitted mass ``eps``, gives a rigorous interval for the true LST
+  (``0 <= LST <= 1`` on the omitted states).
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from functools import lru_cache
+
+import sympy
+
+from symq import ctmc
+from symq.normalization import empty_probability
+
+
+def frac(value) -> Fraction:
+    """An exact rational (from a sympy number, a string or an int)."""
+    value = sympy.nsimplify(sympy.sympify(value), rational=True)
+    return Fraction(int(value.p), int(value.q))
+
+
+class Rates:
+    """Fractions of a numeric model: ``lam[c]``, ``mu[s]``, ``sets[c]`` (a frozenset)."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self.lam = {c: frac(r) for c, r in model.arrival_rates.items()}
+        self.mu = {s: frac(r) for s, r in model.service_rates.items()}
+        self.sets = {c: frozenset(s) for c, s in model.compatibility.items()}
+        self.servers = frozenset(model.servers)
+
+    def mu_of(self, servers) -> Fraction:
+        return sum((self.mu[s] for s in servers), Fraction(0))
+
+    def reach(self, classes) -> frozenset:
+        return frozenset().union(*(self.sets[c] for c in classes)) if classes else frozenset()
+
+    def lam_required(self, servers) -> Fraction:
+        return sum((r for c, r in self.lam.items() if self.sets[c] <= servers), Fraction(0))
+
+    def r(self, servers) -> Fraction:
+        return self.mu_of(servers) - self.lam_required(servers)
+
+    def lam_compatible(self, servers) -> Fraction:
+        return sum((r for c, r in self.lam.items() if self.sets[c] & servers), Fraction(0))
+
+
+# ---------------------------------------------------------------- collaborative product form
+def collaborative_term(rates: Rates, state) -> Fraction:
+    """Thm 3.3 term prod_i lambda_{c_i} / mu(S(c_1..c_i)), with pi(empty) = 1."""
+    value, seen = Fraction(1), frozenset()
+    for c in state:
+        seen = seen | rates.sets[c]
+        value *= rates.lam[c] / rates.mu_of(seen)
+    return value
+
+
+def collaborative_law(model, n: int):
+    """``(law, eps)``: the normalised Thm 3.3 law on every state with at most ``n`` jobs, and the
+    exact mass of the states left out."""
+    rates = Rates(model)
+    empty = frac(empty_probability(model, "collaborative"))
+    law = {}
+    for k in range(n + 1):
+        for state in itertools.product(model.classes, repeat=k):
+            law[state] = empty * collaborative_term(rates, state)
+    return law, 1 - sum(law.values())
+
+
+def collaborative_tagged(rates: Rates, job_class: str, theta: Fraction, until: str):
+    """LST of the time a tagged ``job_class`` job spends until ``until``, given the classes of the
+    jobs ahead of it, in the collaborative model (verbal dynamics: the job in position p is
+    served by the servers of its set not taken by older jobs).
+
+    ``until``: ``"completion"`` (response time), ``"service"`` (the first time a server works on
+    it), or ``"first of class"`` (no job of its own class ahead any more).
+    """
+    need = rates.sets[job_class]
+
+    @lru_cache(maxsize=None)
+    def h(ahead: tuple) -> Fraction:
+        taken = rates.reach(ahead)
+        if until == "service" and not need <= taken:
+            return Fraction(1)
+        if until == "first of class" and job_class not in ahead:
+            return Fraction(1)
+        total, flow, used = theta, Fraction(0), frozenset()
+        for p, c in enumerate(ahead):
+            fresh = rates.sets[c] - used
+            used = used | rates.sets[c]
+            if fresh:
+                rate = rates.mu_of(fresh)
+                total += rate
+                flow += rate * h(ahead[:p] + ahead[p + 1:])
+        if until == "completion":
+            rate = rates.mu_of(need - taken)
+            total += rate
+            flow += rate
+        return flow / total
+    return h
+
+
+def interval(law, eps: Fraction, h) -> tuple[Fraction, Fraction]:
+    """Rigorous bounds on E h over the full law, from its truncation (0 <= h <= 1)."""
+    low = sum((p * h(s) for s, p in law.items()), Fraction(0))
+    return low, low + eps
+
+
+# ---------------------------------------------------------------- noncollaborative chain
+def waiting(state) -> int:
+    return sum(1 for job in state[0] if job[0] == "q")
+
+
+def noncollaborative_transitions(model, discipline: str, routing=None):
+    """Lumped FCFS chain on ``(z, idle)``; ``discipline`` ``"alis"`` (idle: tuple, longest idle
+    first) or ``"rais"`` (idle: frozenset; ``routing(model, class, idle) -> {server: p}``)."""
+    rates = Rates(model)
+
+    def transitions(state):
+        z, idle = state
+        for c in model.classes:
+            free = [s for s in idle if s in rates.sets[c]]
+            if not free:
+                yield (z + (("q", c),), idle), rates.lam[c]
+            elif discipline == "alis":
+                s = free[0]
+                yield (z + (("b", s),), tuple(x for x in idle if x != s)), rates.lam[c]
+            else:
+                for s, p in routing(model, c, idle).items():
+                    p = frac(p)
+                    if p:
+                        yield (z + (("b", s),), idle - {s}), rates.lam[c] * p
+        for k, job in enumerate(z):
+            if job[0] != "b":
+                continue
+            s = job[1]
+            rest = z[:k] + z[k + 1:]
+            p = next((p for p, x in enumerate(rest) if x[0] == "q" and s in rates.sets[x[1]]), None)
+            if p is not None:  # the server takes the oldest compatible waiting job
+                yield (rest[:p] + (("b", s),) + rest[p + 1:], idle), rates.mu[s]
+            elif discipline == "alis":
+                yield (rest, idle + (s,)), rates.mu[s]
+            else:
+                yield (rest, idle | {s}), rates.mu[s]
+    return transitions
+
+
+def noncollaborative_law(model, discipline: str, cap: int, routing=None, exact: bool = True):
+    """Stationary law of the lumped chain with at most ``cap`` waiting jobs."""
+    idle = tuple(model.servers) if discipline == "alis" else frozenset(model.servers)
+    chain = ctmc.build_chain(((), idle), noncollaborative_transitions(model, discipline, routing),
+                             keep=lambda s: waiting(s) <= cap)
+    return ctmc.stationary_distribution(chain, exact=exact)
+
+
+def noncollaborative_tagged(rates: Rates, job_class: str, theta: Fraction):
+    """LST of the queueing time of a tagged ``job_class`` job that waits, given the classes
+    waiting ahead of it and the busy set (verbal FCFS dynamics of the noncollaborative model: a
+    busy server that completes takes the oldest compatible waiting job, else becomes idle; a
+    later arrival only takes idle servers, which no job ahead and not the tagged job can use)."""
+    need = rates.sets[job_class]
+
+    @lru_cache(maxsize=None)
+    def h(ahead: tuple, busy: frozenset) -> Fraction:
+        total, flow = theta, Fraction(0)
+        for s in busy:
+            rate = rates.mu[s]
+            total += rate
+            p = next((p for p, c in enumerate(ahead) if s in rates.sets[c]), None)
+            if p is not None:
+                flow += rate * h(ahead[:p] + ahead[p + 1:], busy)
+            elif s in need:
+                flow += rate  # the tagged job starts service
+            else:
+                flow += rate * h(ahead, busy - {s})
+        return flow / total
+    return h
+
+
+def lst_value(expr, theta: Fraction) -> Fraction:
+    """A sympy LST in ``theta`` evaluated exactly."""
+    from symq.distributions import THETA
+    return frac(sympy.sympify(expr).subs(THETA, sympy.Rational(theta.numerator, theta.denominator)))
+
+
+def inside(value: Fraction, bounds) -> bool:
+    return bounds[0] <= value <= bounds[1]
+
+
+def show(value) -> str:
+    return f"{float(value):.10f}"
