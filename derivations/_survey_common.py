@@ -4,7 +4,9 @@ Everything is exact (``fractions.Fraction``) unless a name says ``float``:
 
 * rates of a numeric model as Fractions, server sets as frozensets;
 * the collaborative product form of Thm 3.3 summed over the states with at most ``n`` jobs,
-  normalised with the exact pi(empty) of :func:`symq.normalization.empty_probability`, and the
+  normalised with the exact pi(empty) of the server-removal recursion (Prop 6.2,
+  :func:`symq.normalization.collaborative_empty_probability`, general graphs: it does not use the
+  nested closed form of Thm 4.5), and the
   exact omitted mass (the probability of more than ``n`` jobs);
 * a *lumped* noncollaborative chain written from the verbal model (FCFS, ALIS or random
   assignment), on ``(z, idle)`` with ``z`` the jobs in arrival order, ``("b", server)`` in service
@@ -27,7 +29,7 @@ from functools import lru_cache
 import sympy
 
 from symq import ctmc
-from symq.normalization import empty_probability
+from symq.normalization import collaborative_empty_probability
 
 
 def frac(value) -> Fraction:
@@ -76,7 +78,7 @@ def collaborative_law(model, n: int):
     """``(law, eps)``: the normalised Thm 3.3 law on every state with at most ``n`` jobs, and the
     exact mass of the states left out."""
     rates = Rates(model)
-    empty = frac(empty_probability(model, "collaborative"))
+    empty = frac(collaborative_empty_probability(model))
     law = {}
     for k in range(n + 1):
         for state in itertools.product(model.classes, repeat=k):
@@ -206,3 +208,33 @@ def inside(value: Fraction, bounds) -> bool:
 
 def show(value) -> str:
     return f"{float(value):.10f}"
+
+
+# ---------------------------------------------------------------- small example models
+FLEXIBLE_RATES = {
+    "n": ({"lambda_1": "1/4", "lambda_2": "1/3", "mu_1": 1, "mu_2": "1/2"}, "2"),
+    "w": ({"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4", "mu_1": 1, "mu_2": "4/5"},
+          "3"),
+    "nested": ({"lambda_1": "1/10", "lambda_2": "1/8", "lambda_3": "1/10", "lambda_4": "1/5",
+                "lambda_5": "1/5", "mu_1": 1, "mu_2": "3/4", "mu_3": 1}, "5"),
+    "ring:3+J": ({"lambda_1": "1/5", "lambda_2": "1/4", "lambda_3": "1/5", "lambda_4": "1/4",
+                  "mu_1": 1, "mu_2": "3/4", "mu_3": 1}, "4"),
+}
+
+
+def example(name: str):
+    """A built-in model, or ``ring:3+J``: the non-nested ring of 3 classes plus a fully flexible
+    class 4 (symbolic rates)."""
+    import symq
+    if name == "ring:3+J":
+        compatibility = {"1": ["1", "2"], "2": ["2", "3"], "3": ["3", "1"], "4": ["1", "2", "3"]}
+        return symq.Model(compatibility=compatibility,
+                          arrival_rates={c: f"lambda_{c}" for c in compatibility},
+                          service_rates={s: f"mu_{s}" for s in "123"}, name="ring:3+J")
+    return symq.model(name)
+
+
+def flexible_examples():
+    """``(name, numeric model, fully flexible class)`` for N, W, nested and ring:3+J."""
+    for name, (values, flexible) in FLEXIBLE_RATES.items():
+        yield name, example(name).substitute(values), flexible
