@@ -39,18 +39,25 @@ __all__ = ["is_nested", "nesting_tree", "nested_empty_probability", "nested_load
 
 
 def _server_sets(model: Model) -> list[frozenset[str]]:
-    seen: list[frozenset[str]] = []
-    for servers in model.compatibility.values():
-        s = frozenset(servers)
-        if s not in seen:
-            seen.append(s)
-    return seen
+    return list(dict.fromkeys(frozenset(servers) for servers in model.compatibility.values()))
 
 
 def is_nested(model: Model) -> bool:
-    """True when any two server sets $S_i$, $S_k$ are disjoint or one contains the other."""
-    sets = _server_sets(model)
-    return all(not (a & b) or a <= b or b <= a for n, a in enumerate(sets) for b in sets[n + 1:])
+    """True when any two server sets $S_i$, $S_k$ are disjoint or one contains the other.
+
+    Sorted by decreasing size, the family is laminar iff each set meets only sets that contain
+    it among the larger ones: checked with a per-server record of the smallest set seen so far."""
+    sets = sorted(_server_sets(model), key=len, reverse=True)
+    smallest: dict[str, frozenset[str]] = {}
+    for s in sets:
+        # every larger set meeting s must contain s: the smallest set seen at any server of s
+        # must be the same set for all servers of s and contain s
+        owners = {smallest.get(j) for j in s}
+        if len(owners) > 1 or (None not in owners and not s <= next(iter(owners))):
+            return False
+        for j in s:
+            smallest[j] = s
+    return True
 
 
 def nesting_tree(model: Model) -> nx.DiGraph:
@@ -70,25 +77,32 @@ def nesting_tree(model: Model) -> nx.DiGraph:
                     raise ModelError(f"model is not nested: classes {i!r} and {k!r} have overlapping "
                                      f"server sets {sorted(a_set)} and {sorted(b_set)}")
     tree = nx.DiGraph()
-    sets = _server_sets(model)
+    sets = sorted(_server_sets(model), key=len, reverse=True)
+    members: dict[frozenset[str], list[str]] = {s: [] for s in sets}
+    for i, v in model.compatibility.items():
+        members[frozenset(v)].append(i)
+    smallest: dict[str, frozenset[str]] = {}
     for s in sets:
-        tree.add_node(s, classes=tuple(i for i, v in model.compatibility.items()
-                                       if frozenset(v) == s))
-    for s in sets:
-        parents = [t for t in sets if s < t]
-        if parents:
-            tree.add_edge(min(parents, key=len), s)
+        tree.add_node(s, classes=tuple(members[s]))
+        parent = smallest.get(next(iter(s)))
+        if parent is not None:
+            tree.add_edge(parent, s)
+        for j in s:
+            smallest[j] = s
     return tree
 
 
 def nested_loads(model: Model) -> dict[frozenset[str], tuple[sympy.Expr, sympy.Expr]]:
     r"""For each node $S$ of the nesting tree: $(\lambda_S, \hat\mu_S)$ with
     $\hat\mu_S = \mu(S) - \lambda(R(S)) + \lambda_S$ ([GR20]_, Theorem 4.5)."""
-    result = {}
-    for s, data in nesting_tree(model).nodes(data=True):
-        lam_s = model.arrival_rate(data["classes"])
-        result[s] = (lam_s, model.service_rate(s) - model.arrival_rate(model.only_served_by(s)) + lam_s)
-    return result
+    tree = nesting_tree(model)
+    lam = model.arrival_rates
+    mu = model.service_rates
+    own = {s: sympy.Add(*(lam[c] for c in data["classes"])) for s, data in tree.nodes(data=True)}
+    required: dict[frozenset[str], sympy.Expr] = {}
+    for s in reversed(list(nx.topological_sort(tree))):  # children first
+        required[s] = own[s] + sympy.Add(*(required[child] for child in tree.successors(s)))
+    return {s: (own[s], sympy.Add(*(mu[j] for j in s)) - required[s] + own[s]) for s in tree}
 
 
 def nested_empty_probability(model: Model) -> sympy.Expr:

@@ -56,7 +56,7 @@ from typing import Any
 
 import sympy
 
-from .errors import ModelError, UnsupportedError
+from .errors import ModelError, UnstableModelError, UnsupportedError
 from .model import Model
 from .stability import check_stability
 
@@ -118,7 +118,6 @@ class _Graph:
     """A model as bitmasks: server ``servers[j]`` is bit ``j``; ``masks[c]`` is $S_c$."""
 
     def __init__(self, model: Model) -> None:
-        check_stability(model)
         self.model = model
         self.arith = _Arithmetic(model)
         value = self.arith.value
@@ -162,18 +161,7 @@ class _CollaborativeTables:
         zero, one = graph.arith.zero, graph.arith.one
         masks, lam = graph.masks, graph.lam
         classes = range(len(masks))
-        reach = {0}
-        frontier = [0]
-        while frontier:
-            new = []
-            for x in frontier:
-                for m in masks:
-                    y = x | m
-                    if y not in reach:
-                        reach.add(y)
-                        new.append(y)
-            frontier = new
-        self.order = sorted(reach)
+        self.order = _unions(masks)
         self.r = {}
         self.mu = {}
         weight = {x: zero for x in self.order}
@@ -232,12 +220,12 @@ class _CollaborativeTables:
         job of a sequence is counted once, as (prefix, the job, continuation). With $F$ of
         :meth:`suffix_weights` this is $\sum_XH_c(X)\,\text{tail}(X)$ in $O(|\text{unions}|J)$."""
         g = self.graph
+        per_rate = {z: f / self.mu[z] for z, f in suffix.items() if z}
         out = []
         for c, m in enumerate(g.masks):
             acc = g.arith.zero
             for y, h in self.weight.items():
-                z = y | m
-                acc += h * suffix[z] / self.mu[z]
+                acc += h * per_rate[y | m]
             out.append(g.lam[c] * acc)
         return out
 
@@ -249,6 +237,76 @@ class _CollaborativeTables:
             table[x] = h
         _zeta(table, g.size)
         return table
+
+
+def _unions(masks: list[int]) -> list[int]:
+    """All unions of the class server sets (with the empty set), increasing."""
+    reach = {0}
+    frontier = [0]
+    while frontier:
+        new = []
+        for x in frontier:
+            for m in masks:
+                y = x | m
+                if y not in reach:
+                    reach.add(y)
+                    new.append(y)
+        frontier = new
+    return sorted(reach)
+
+
+def _check_unions(model: Model, unions: list[int]) -> None:
+    r"""Stability $\lambda(A)<\mu(S(A))$ for all class sets $A$ holds iff $\lambda(R(X))<\mu(X)$ for
+    every union $X$ of class server sets (bitmasks; for a nested model the tree nodes suffice, as
+    their unions are disjoint): $A\subseteq R(S(A))$ and $S(R(X))=X$. Numeric models only.
+
+    Raises
+    ------
+    UnstableModelError
+        Names the classes $R(X)$ and the servers $X$ of a violated inequality.
+    """
+    if not model.is_numeric:
+        return
+    index = {s: j for j, s in enumerate(model.servers)}
+    masks = {c: sum(1 << index[s] for s in v) for c, v in model.compatibility.items()}
+    lam = {c: Fraction(int(r.p), int(r.q)) for c, r in model.arrival_rates.items()}
+    mu = [Fraction(int(r.p), int(r.q)) for r in model.service_rates.values()]
+    for x in unions:
+        if not x:
+            continue
+        required = [c for c, m in masks.items() if m & ~x == 0]
+        arriving = sum(lam[c] for c in required)
+        serving = sum(mu[j] for j in _bits(x))
+        if not arriving < serving:
+            servers = [model.servers[j] for j in _bits(x)]
+            raise UnstableModelError(
+                f"unstable: classes {{{', '.join(repr(c) for c in required)}}} bring {arriving} "
+                f"but their servers {{{', '.join(repr(s) for s in servers)}}} serve only {serving};"
+                " lower those arrival rates or raise those service rates")
+
+
+def _check_stability_fast(model: Model) -> None:
+    """The stability check by the cheapest exact route for the model's structure."""
+    if not model.is_numeric:
+        return
+    if any(not r.is_Rational for r in (*model.arrival_rates.values(),
+                                       *model.service_rates.values())):
+        check_stability(model)
+        return
+    index = {s: j for j, s in enumerate(model.servers)}
+    masks = sorted({sum(1 << index[s] for s in v) for v in model.compatibility.values()})
+    if is_symmetric_redundancy(model):
+        _check_unions(model, [(1 << k) - 1 for k in range(1, len(model.servers) + 1)])
+        return
+    from .nested import is_nested
+    if is_nested(model):
+        _check_unions(model, masks)
+        return
+    unions = _unions(masks)
+    if len(unions) > 200_000:
+        check_stability(model)
+        return
+    _check_unions(model, unions)
 
 
 def _zeta(table: list[Any], size: int) -> None:
@@ -470,7 +528,6 @@ def _redundancy_values(model: Model, discipline: str, per_class: bool) -> dict[s
     $L(I)=\lambda(1-\binom{K-i}D/N)$; $H$ by sizes: a set $Y$ of size $k'$ is the union of $X$
     (size $k$) and a class set in $\binom{k'}k\binom k{D-(k'-k)}$ ways.
     """
-    check_stability(model)
     arith = _Arithmetic(model)
     K, D = len(model.servers), len(next(iter(model.compatibility.values())))
     N = math.comb(K, D)
@@ -553,7 +610,7 @@ def _values(model: Model, discipline: str, per_class: bool = False) -> tuple[dic
     _check_discipline(discipline)
     if model.is_empty:
         raise ModelError("the model has no class; give it at least one class and server")
-    check_stability(model)
+    _check_stability_fast(model)
     if is_symmetric_redundancy(model):
         out = _redundancy_values(model, discipline, per_class)
         return out, out["arith"]
