@@ -562,7 +562,8 @@ class SignCertificate:
         if not self.proved:
             return f"{self.claim}: NO CERTIFICATE FOUND ({self.reason})"
         sign = "" if self.sign > 0 else "-"
-        return (f"{self.claim}: difference = {sign}({self.factor}) * N/D with {self.substitution};"
+        return (f"{self.claim}: difference = {sign}({sympy.sstr(self.factor, order='none')}) * N/D "
+                f"with {self.substitution};"
                 f"\n  N = {self.numerator}\n  D = {self.denominator}\n"
                 f"  N and D have only positive coefficients in "
                 f"{', '.join(map(str, self.variables))}: PROVED")
@@ -573,7 +574,7 @@ class SignCertificate:
             return (f"\\text{{{self.claim}: no certificate found ({self.reason})}}")
         sign = "" if self.sign > 0 else "-"
         return (f"{self.claim_latex}:\\quad \\text{{difference}} = "
-                f"{sign}\\left({sympy.latex(self.factor)}\\right)\\frac{{N}}{{D}},\\\\\n"
+                f"{sign}\\left({sympy.latex(self.factor, order='none')}\\right)\\frac{{N}}{{D}},\\\\\n"
                 f"N = {sympy.latex(self.numerator)},\\\\\n"
                 f"D = {sympy.latex(self.denominator)}")
 

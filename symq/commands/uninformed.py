@@ -108,6 +108,8 @@ def _run_law(args: argparse.Namespace) -> int:
     rows = [("p_0", empty_probability(queue))]
     rows += [(f"P_{j}", busy_probability(queue, j)) for j in queue.servers]
     rows += [("P_all_busy", all_busy_probability(queue)), ("N", mean_number(queue))]
+    if args.servers <= 3:  # small enough to show as one factored fraction
+        rows = [(name, sympy.factor(sympy.cancel(expr))) for name, expr in rows]
     if args.format == "json":
         emit_json({"servers": args.servers,
                    "quantities": {name: {"expr": str(e), "latex": sympy.latex(e)}
