@@ -238,3 +238,42 @@ def flexible_examples():
     """``(name, numeric model, fully flexible class)`` for N, W, nested and ring:3+J."""
     for name, (values, flexible) in FLEXIBLE_RATES.items():
         yield name, example(name).substitute(values), flexible
+
+
+# ---------------------------------------------------------------- partially aggregated states
+def routing_function(table):
+    """Adapt a symq routing table {busy set: {class: {server: p}}} to ``(model, class, idle)``."""
+    def route(model, job_class, idle):
+        return table[frozenset(model.servers) - frozenset(idle)][job_class]
+    return route
+
+
+def busy_and_queue(z) -> tuple[tuple, tuple]:
+    """``(b, n)``: busy servers in the order of their jobs, waiting jobs after each of them."""
+    busy, queue = [], []
+    for job in z:
+        if job[0] == "b":
+            busy.append(job[1])
+            queue.append(0)
+        else:
+            queue[-1] += 1
+    return tuple(busy), tuple(queue)
+
+
+def aggregate(law, key) -> dict:
+    out: dict = {}
+    for state, p in law.items():
+        k = key(state)
+        out[k] = out.get(k, Fraction(0)) + p
+    return out
+
+
+def one_ratio(measured: dict, formula) -> bool:
+    """Whether ``measured[k] / formula(k)`` is the same constant for every k (and formula(k) != 0)."""
+    ratios = set()
+    for k, p in measured.items():
+        value = formula(k)
+        if value == 0:
+            return False
+        ratios.add(p / value)
+    return len(ratios) == 1
