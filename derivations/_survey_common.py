@@ -277,3 +277,73 @@ def one_ratio(measured: dict, formula) -> bool:
             return False
         ratios.add(p / value)
     return len(ratios) == 1
+
+
+def conditional_queue_law(rates: Rates, busy_order, cap: int):
+    """Given the ordered busy servers b (Thm 3.10 / 5.1: independent geometric queue lengths
+    n_j with parameter alpha(B_j), each waiting job in segment j of class c with probability
+    lambda_c / lambda(R(B_j))): ``(law of the waiting classes in order, omitted mass)``, cut at
+    ``cap`` waiting jobs in all."""
+    segments = []
+    prefix = frozenset()
+    for b in busy_order:
+        prefix = prefix | {b}
+        required = {c: r for c, r in rates.lam.items() if rates.sets[c] <= prefix}
+        total = sum(required.values(), Fraction(0))
+        segments.append((required, total, total / rates.mu_of(prefix)))
+    law: dict = {(): Fraction(1)}
+    for required, total, alpha in segments:
+        grown: dict = {}
+        for queue, p in law.items():
+            for n in range(cap - len(queue) + 1):
+                weight = p * (1 - alpha) * alpha ** n
+                for word in itertools.product(sorted(required), repeat=n):
+                    q = weight
+                    for c in word:
+                        q *= required[c] / total
+                    key = queue + word
+                    grown[key] = grown.get(key, Fraction(0)) + q
+        law = grown
+    return law, 1 - sum(law.values(), Fraction(0))
+
+
+def collaborative_in_service_law(rates: Rates, served, cap: int):
+    """Given the classes d of the jobs in service (Prop 5.5, corrected validity condition; the
+    detailed law of Thm 3.3): independent geometric segment lengths with parameter
+    alpha(S(d_1..d_j)), iid waiting classes proportional to lambda on R(S(d_1..d_j)).
+    Returns ``(law of the whole job sequence, omitted mass)``, cut at ``cap`` waiting jobs."""
+    law: dict = {(): Fraction(1)}
+    taken = frozenset()
+    for position, d in enumerate(served):
+        taken = taken | rates.sets[d]
+        required = {c: r for c, r in rates.lam.items() if rates.sets[c] <= taken}
+        total = sum(required.values(), Fraction(0))
+        alpha = total / rates.mu_of(taken)
+        grown: dict = {}
+        for jobs, p in law.items():
+            waiting_so_far = len(jobs) - position
+            for n in range(cap - waiting_so_far + 1):
+                weight = p * (1 - alpha) * alpha ** n
+                for word in itertools.product(sorted(required), repeat=n):
+                    q = weight
+                    for c in word:
+                        q *= required[c] / total
+                    key = jobs + (d,) + word
+                    grown[key] = grown.get(key, Fraction(0)) + q
+        law = grown
+    return law, 1 - sum(law.values(), Fraction(0))
+
+
+def in_service_probability(rates: Rates, empty: Fraction) -> dict:
+    """P(d) = pi(empty) prod_j lambda_{d_j} / r(S(d_1..d_j)) for every valid d (Prop 5.5 summed
+    over n)."""
+    out = {}
+
+    def walk(served, taken, weight):
+        out[served] = empty * weight
+        for c in sorted(rates.lam):
+            if not rates.sets[c] <= taken:
+                grown = taken | rates.sets[c]
+                walk(served + (c,), grown, weight * rates.lam[c] / rates.r(grown))
+    walk((), frozenset(), Fraction(1))
+    return out
