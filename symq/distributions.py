@@ -105,8 +105,8 @@ class ExponentialMixture:
 
     def mean(self) -> sympy.Expr:
         """$E T=\\sum_kw_k\\sum_jp_{kj}/r_{kj}$."""
-        return sympy.factor(sympy.Add(*(w * sympy.Add(*(p / r for p, r in terms))
-                                        for w, terms in self.components)))
+        return sympy.factor(sympy.together(sympy.Add(*(w * sympy.Add(*(p / r for p, r in terms))
+                                                       for w, terms in self.components))))
 
     def second_moment(self) -> sympy.Expr:
         """$E T^2$: per component, variance $\\sum p(2-p)/r^2$ plus squared mean."""
@@ -118,8 +118,12 @@ class ExponentialMixture:
         return sympy.Add(*total)
 
     def variance(self) -> sympy.Expr:
-        """$\\operatorname{Var}T=E T^2-(E T)^2$."""
-        return sympy.factor(sympy.cancel(self.second_moment() - self.mean()**2))
+        """$\\operatorname{Var}T=E T^2-(E T)^2$ (one component: $\\sum_jp_j(2-p_j)/r_j^2$)."""
+        if len(self.components) == 1:
+            w, terms = self.components[0]
+            return sympy.factor(sympy.together(sympy.Add(*(p * (2 - p) / r**2 for p, r in terms))))
+        value = sympy.together(self.second_moment() - self.mean()**2)
+        return sympy.cancel(value) if not value.free_symbols else value
 
     def atom(self) -> sympy.Expr:
         """$P(T=0)=\\sum_kw_k\\prod_j(1-p_{kj})$."""
@@ -143,6 +147,15 @@ class ExponentialMixture:
                     groups.append([r, 1])
             lst = w * sympy.Mul(*((r + (1 - p) * theta) / (r + theta) for p, r in terms))
             constant += w * sympy.Mul(*(1 - p for p, _ in terms))
+            if all(m == 1 for _, m in groups):
+                # simple poles: A_k = w p_k r_k prod_{j != k} (r_j - (1 - p_j) r_k) / (r_j - r_k)
+                for k, (p, r) in enumerate(terms):
+                    value = w * p * r * sympy.Mul(*((rj - (1 - pj) * r) / (rj - r)
+                                                    for j, (pj, rj) in enumerate(terms) if j != k))
+                    key = next(((q, jj) for q, jj in coefficients
+                                if jj == 1 and sympy.cancel(q - r) == 0), (r, 1))
+                    coefficients[key] = coefficients.get(key, sympy.Integer(0)) + value
+                continue
             for rate, m in groups:
                 core = sympy.cancel(lst * (theta + rate)**m)
                 for j in range(m, 0, -1):
