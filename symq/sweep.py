@@ -29,10 +29,15 @@ Built-in checks (:data:`CHECKS`):
     the balance residuals of the product form of each discipline (collaborative, ALIS, RAIS) vanish
     on every state with at most ``max_jobs`` jobs ([GR20]_ Thm 3.3, 3.9, 3.10; :mod:`symq.balance`).
 ``cor-5.3``
-    ALIS summed over idle orders equals RAIS ([GR20]_ Cor 5.3; :mod:`symq.aggregated`).
+    ALIS summed over idle orders equals RAIS ([GR20]_ Cor 5.3; :mod:`symq.aggregated`) on every
+    ordered busy vector and queue vector with at most ``max_jobs`` (default 1) waiting jobs: one
+    constant ratio of the unnormalized sides, equal to $G_{\rm ALIS}\pi_{\rm RAIS}(\emptyset)$
+    for numeric rates.
 ``theorem-2.1``
     for one class served by all servers (the uninformed model of [Cab]_): with $\mu_l > \mu_m$,
-    $P_l < P_m$ and $\mu_l P_l > \mu_m P_m$, for the busy probabilities $P_l$.
+    $P_l < P_m$ and $\mu_l P_l > \mu_m P_m$, for the busy probabilities $P_l$: sign certificates
+    of :mod:`symq.uninformed` for symbolic rates, exact comparison on the RAIS law of
+    :mod:`symq.normalization` for numeric rates.
 
 A user check is ``"module:function"`` or ``"path/to/file.py:function"``; the function returns a
 :class:`Verdict`, a bool, a pair ``(ok, data)``, a mapping with an ``"ok"`` entry, or None (does
@@ -333,34 +338,77 @@ def _balance_check(model: Model, options: Mapping[str, Any]) -> Verdict:
 
 def _cor_5_3_check(model: Model, options: Mapping[str, Any]) -> Verdict:
     try:
-        aggregated = importlib.import_module("symq.aggregated")
-    except ImportError:
-        aggregated = None
-    function = None
-    for name in ("check_corollary_5_3", "verify_corollary_5_3", "corollary_5_3"):
-        function = getattr(aggregated, name, None)
-        if function is not None:
-            break
-    if function is None:
-        raise UnsupportedError("check 'cor-5.3' needs symq.aggregated.corollary_5_3(model, "
-                               "max_jobs) (ALIS summed over idle orders vs RAIS, [GR20] Cor 5.3), "
-                               "which this symq does not have yet")
-    result = function(model, max_jobs=int(options.get("max_jobs") or 2))
-    if hasattr(result, "ok"):
-        data = result.to_dict() if hasattr(result, "to_dict") else {}
-        return Verdict(bool(result.ok), data)
-    return _as_verdict(result, "symq.aggregated." + function.__name__)
+        from .aggregated import alis_partial_law, rais_partial_law
+    except ImportError as error:
+        raise UnsupportedError("check 'cor-5.3' needs symq.aggregated.alis_partial_law and "
+                               "rais_partial_law (ALIS summed over idle orders vs RAIS, [GR20] "
+                               f"Cor 5.3), which this symq does not have yet ({error})") from None
+    max_jobs = int(options.get("max_jobs") if options.get("max_jobs") is not None else 1)
+    # [GR20] Cor 5.3: sum over the orders s of the idle servers of pi_ALIS'(s, b, n) equals
+    # pi_RAIS'(b, n), for every ordered busy vector b and queue lengths n. Unnormalized, the
+    # ratio of the two sides must be one constant c; normalized, c = G_ALIS * pi_RAIS(0), which
+    # is checked exactly for numeric rates (symbolic constants are costly beyond 2 servers, and
+    # two probability laws proportional on every state are equal).
+    ratio = None
+    checked = 0
+    for size in range(len(model.servers) + 1):
+        for busy in itertools.permutations(model.servers, size):
+            idle = [s for s in model.servers if s not in busy]
+            for queue in _queue_vectors(size, max_jobs):
+                alis = sympy.Add(*(alis_partial_law(model, order, busy, queue, normalized=False)
+                                   for order in itertools.permutations(idle)))
+                rais = rais_partial_law(model, busy, queue, normalized=False)
+                checked += 1
+                if ratio is None:
+                    ratio = sympy.cancel(alis / rais)
+                    continue
+                difference = sympy.cancel(sympy.together(alis - ratio * rais))
+                if difference != 0:
+                    return Verdict(False, {"busy_order": list(busy), "queue": list(queue),
+                                           "alis_summed": alis, "rais": rais, "ratio": ratio,
+                                           "difference": difference, "states_checked": checked})
+    data: dict[str, Any] = {"states_checked": checked, "max_jobs": max_jobs, "ratio": ratio}
+    if model.is_numeric:
+        from .normalization import empty_probability, normalizing_constant
+
+        expected = normalizing_constant(model, "alis") * empty_probability(model, "rais")
+        data["normalized_ratio"] = expected
+        if sympy.nsimplify(ratio - expected) != 0:
+            return Verdict(False, data)
+    return Verdict(True, data)
+
+
+def _queue_vectors(length: int, total: int) -> Iterator[tuple[int, ...]]:
+    """Every vector of ``length`` non-negative integers with sum at most ``total``."""
+    if length == 0:
+        yield ()
+        return
+    for first in range(total + 1):
+        for rest in _queue_vectors(length - 1, total - first):
+            yield (first, *rest)
 
 
 def _theorem_2_1_check(model: Model, options: Mapping[str, Any]) -> Verdict:
     if len(model.classes) != 1 or len(model.servers) < 2:
         return Verdict(None, reason="Theorem 2.1 is about one class served by at least 2 servers")
     if not model.is_numeric:
-        raise UnsupportedError("check 'theorem-2.1' with symbolic rates needs the sign "
-                               "certificates of symq.uninformed, which this sweep does not call "
-                               "yet; use --rates random:N")
+        try:
+            from .uninformed import theorem_2_1_certificates
+        except ImportError as error:
+            raise UnsupportedError("check 'theorem-2.1' with symbolic rates needs "
+                                   "symq.uninformed.theorem_2_1_certificates, which this symq "
+                                   f"does not have yet ({error}); use --rates random:N") from None
+        # sign certificates for the symbolic n-server queue (mu^n = lambda + delta)
+        certificates = theorem_2_1_certificates(len(model.servers))
+        unproved = [c.text() for c in certificates if not c.proved]
+        data: dict[str, Any] = {"certificates": len(certificates),
+                                "proved": len(certificates) - len(unproved)}
+        if unproved:
+            data["unproved"] = unproved
+        return Verdict(not unproved, data)
     from .normalization import server_idle_probability
 
+    # independent of symq.uninformed: the RAIS law by the subset dynamic program
     idle = server_idle_probability(model, "rais")["per_server"]
     busy = {j: 1 - sympy.nsimplify(idle[j]) for j in model.servers}
     mu = model.service_rates
@@ -373,7 +421,7 @@ def _theorem_2_1_check(model: Model, options: Mapping[str, Any]) -> Verdict:
                 failures.append(f"P_{fast} >= P_{slow}")
             if not mu[fast] * busy[fast] > mu[slow] * busy[slow]:
                 failures.append(f"mu_{fast} P_{fast} <= mu_{slow} P_{slow}")
-    data: dict[str, Any] = {"busy_probability": busy}
+    data = {"busy_probability": busy}
     if failures:
         data["violated"] = failures
     return Verdict(not failures, data)
@@ -391,7 +439,7 @@ CHECKS: dict[str, Check] = {c.name: c for c in [
           _balance_check),
     Check("cor-5.3", "ALIS summed over idle orders equals RAIS (Cor 5.3)", _cor_5_3_check),
     Check("theorem-2.1", "uninformed model: faster servers are busy less but work more",
-          _theorem_2_1_check, rates="numeric", default_rates="random:3"),
+          _theorem_2_1_check),
 ]}
 
 

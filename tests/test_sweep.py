@@ -73,14 +73,34 @@ def test_balance_check_when_symq_balance_is_there():
     assert summary.ok and summary.passed == summary.graphs == 5
 
 
-def test_cor_5_3_check_is_registered():
-    assert "cor-5.3" in CHECKS
-    try:
-        summary = sweep("cor-5.3", 2, 2, executor=InlineExecutor(), progress=False)
-    except UnsupportedError as error:
-        assert "symq.aggregated" in str(error)
-    else:
-        assert summary.ok
+def test_cor_5_3_holds_symbolically_and_numerically_on_small_graphs():
+    pytest.importorskip("symq.aggregated")
+    for rates in ("symbolic", "random:2"):
+        summary = sweep("cor-5.3", 2, 2, rates=rates, executor=InlineExecutor(), progress=False)
+        assert summary.ok and summary.passed == summary.graphs == 5, rates
+
+
+def test_cor_5_3_check_reports_a_wrong_rais_law(monkeypatch):
+    aggregated = pytest.importorskip("symq.aggregated")
+    real = aggregated.rais_partial_law
+
+    def wrong(model, busy, queue, normalized=True):
+        value = real(model, busy, queue, normalized)
+        return value * 2 if len(busy) == 1 else value   # one factor changed
+
+    monkeypatch.setattr(aggregated, "rais_partial_law", wrong)
+    summary = sweep("cor-5.3", 1, 2, executor=InlineExecutor(), progress=False)
+    assert summary.failed == summary.graphs == 2
+    _, sample = summary.counterexamples()[0]
+    assert sample["data"]["difference"] != "0" and len(sample["data"]["busy_order"]) == 1
+
+
+def test_theorem_2_1_symbolic_uses_the_sign_certificates():
+    pytest.importorskip("symq.uninformed")
+    summary = sweep("theorem-2.1", 1, 2, executor=InlineExecutor(), progress=False)
+    record = summary.records[-1]
+    assert summary.ok and record["graph"] == "{1,2}"
+    assert record["samples"][0]["data"] == {"certificates": 6, "proved": 6}
 
 
 # ---------------------------------------------------------------------------- checks can fail
