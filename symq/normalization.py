@@ -130,6 +130,25 @@ class _Graph:
         self.lam = [value(model.arrival_rates[c]) for c in self.classes]
         self.mu = [value(model.service_rates[s]) for s in self.servers]
         self.lam_total = sum(self.lam, self.arith.zero)
+        self.scale = None
+        if self.arith.numeric:  # integer rates over a common denominator: fast set sums
+            rates = [*model.arrival_rates.values(), *model.service_rates.values()]
+            scale = 1
+            for r in rates:
+                scale = scale * int(r.q) // math.gcd(scale, int(r.q))
+            self.scale = scale
+            self.lam_int = [int(r.p) * (scale // int(r.q)) for r in model.arrival_rates.values()]
+            self.mu_int = [int(r.p) * (scale // int(r.q)) for r in model.service_rates.values()]
+
+    def mu_and_r(self, x: int) -> tuple[Any, Any]:
+        """$(\mu(X), r(X))$ for one mask, exactly."""
+        if self.scale is None:
+            mu = self.mu_of(x)
+            return mu, mu - self.lam_required(x)
+        mu = sum(self.mu_int[j] for j in _bits(x))
+        lam = sum(l for l, m in zip(self.lam_int, self.masks) if m & ~x == 0)
+        make = self.arith._make
+        return make(mu, self.scale), make(mu - lam, self.scale)
 
     # set functions for one mask (O(M + J))
     def mu_of(self, x: int) -> Any:
@@ -169,14 +188,13 @@ class _CollaborativeTables:
         per = {x: [zero] * len(masks) for x in self.order} if per_class else None
         for x in self.order:
             if x:
-                required = [c for c in classes if masks[c] & ~x == 0]
-                mu_x = graph.mu_of(x)
-                r = mu_x - sum((lam[c] for c in required), zero)
+                mu_x, r = graph.mu_and_r(x)
                 self.r[x] = r
                 self.mu[x] = mu_x
                 h = weight[x] / r
                 weight[x] = h
                 if per is not None:
+                    required = [c for c in classes if masks[c] & ~x == 0]
                     vec = per[x]
                     for c in required:
                         vec[c] += lam[c] * h
@@ -269,14 +287,18 @@ def _check_unions(model: Model, unions: list[int]) -> None:
         return
     index = {s: j for j, s in enumerate(model.servers)}
     masks = {c: sum(1 << index[s] for s in v) for c, v in model.compatibility.items()}
-    lam = {c: Fraction(int(r.p), int(r.q)) for c, r in model.arrival_rates.items()}
-    mu = [Fraction(int(r.p), int(r.q)) for r in model.service_rates.values()]
+    scale = math.lcm(*(int(r.q) for r in (*model.arrival_rates.values(),
+                                          *model.service_rates.values())))
+    lam = {c: int(r.p) * (scale // int(r.q)) for c, r in model.arrival_rates.items()}
+    mu = [int(r.p) * (scale // int(r.q)) for r in model.service_rates.values()]
     for x in unions:
         if not x:
             continue
+        if sum(mu[j] for j in _bits(x)) > sum(lam[c] for c, m in masks.items() if m & ~x == 0):
+            continue
         required = [c for c, m in masks.items() if m & ~x == 0]
-        arriving = sum(lam[c] for c in required)
-        serving = sum(mu[j] for j in _bits(x))
+        arriving = Fraction(sum(lam[c] for c in required), scale)
+        serving = Fraction(sum(mu[j] for j in _bits(x)), scale)
         if not arriving < serving:
             servers = [model.servers[j] for j in _bits(x)]
             raise UnstableModelError(
