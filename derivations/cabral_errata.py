@@ -321,9 +321,11 @@ def main(argv=None) -> str:
     print(r"\texttt{E11} & " + ("holds" if chain_ok else "FAILS")
           + r" & - & - \\  % transition rates lambda/(n - |S|) of section 2.2.1")
     print(r"\end{tabular}")
+    # E6' and E8' are diagnostics (which part of E6/E8 is wrong); for n = 2 the sums they test
+    # vanish, so they may hold there. They do not enter the verdict.
     broken = [b for b in broken if b not in ("E6'", "E8'")]
-    expected_diagnostics = {"E6'", "E8'"} <= set(printed_fail)
-    if not index_ok or not chain_ok or broken or not expected_diagnostics:
+    printed_fail = [b for b in printed_fail if b not in ("E6'", "E8'")]
+    if not index_ok or not chain_ok or broken:
         verdict = "NOT VERIFIED"
     elif printed_fail:
         verdict = "FAILS AS PRINTED; VERIFIED AFTER CORRECTION: " + "; ".join(corrections)

@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 
 import sympy
+from sympy.polys.fields import field
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -51,8 +52,8 @@ def law_checks(n: int) -> tuple[bool, bool]:
     rais = all(same_rational_function(rais_aggregated_weight(queue, busy), state_weight(queue, busy))
                for k in range(n + 1) for busy in itertools.combinations(queue.servers, k))
     everyone = queue.servers
-    tail = sum(rais_product_form_weight(queue, order, 2) for order in itertools.permutations(everyone))
-    rais = rais and same_rational_function(tail, state_weight(queue, everyone, 2))
+    tail = sum(rais_product_form_weight(queue, order, 1) for order in itertools.permutations(everyone))
+    rais = rais and same_rational_function(tail, state_weight(queue, everyone, 1))
     return balance, rais
 
 
@@ -63,6 +64,7 @@ def certificate_checks(n: int, full_latex: bool) -> tuple[int, int, list[str]]:
     plain = uninformed_queue(n)
     relation = {certificates[0].variables[1]: plain.total_rate - plain.arrival_rate}
     problems: list[str] = []
+    domain, *_ = field([plain.arrival_rate, *plain.service_rates.values()], sympy.QQ)
     cache: dict = {}
     print(f"\\subsection*{{$n = {n}$: {len(certificates)} certificates, "
           r"$\mu^n = \lambda + \delta$}")
@@ -70,7 +72,8 @@ def certificate_checks(n: int, full_latex: bool) -> tuple[int, int, list[str]]:
         print(r"\begin{tabular}{lrr}claim & terms of $N$ & terms of $D$ \\ \hline")
     for cert in certificates:
         if cert.pair not in cache:
-            cache[cert.pair] = theorem_2_1_differences(plain, *cert.pair, by_states=True)
+            cache[cert.pair] = theorem_2_1_differences(plain, *cert.pair, by_states=True,
+                                                       domain=domain)
         problems += check_certificate(cert, cache[cert.pair][cert.inequality], relation)
         if full_latex or not cert.proved:
             print("\\[\n" + cert.latex() + "\n\\]")

@@ -10,8 +10,8 @@ Checks: global-balance residuals (symq.balance; this chain is not partially bala
 survey's sense) with symbolic rates on N, W, ring:3 and ring:4, on every state with at most 2 unmatched
 pairs; at exact rational rates on N, W and ring:4, the exact stationary law of the truncated chain
 (symq.ctmc, at most 2 unmatched pairs, GTH in rationals) against the normalized product form
-restricted to it. A law with the server queue reversed must fail (ring:4, where two waiting servers can
-have different types).
+restricted to it. A law with the server queue reversed must fail (ring:4 at exact rates, where two waiting
+servers can have different types).
 
 Run: ``python derivations/survey_paired_matching.py``
 """
@@ -44,7 +44,7 @@ def main() -> str:
         report = verify(PairedMatching(symq.model(name)), max_jobs=2)
         print(f"% {report}".splitlines()[0])
         ok &= report.ok
-    ring = PairedMatching(symq.model("ring:4"))
+    ring = PairedMatching(symq.model("ring:4").substitute(RATES["ring:4"]))
     reversed_law = verify(ring, max_jobs=2, law=lambda s: ring.product_form((s[0], s[1][::-1])))
     print(f"% server queue reversed: {'fails, as it must' if not reversed_law.ok else 'passes?!'}")
     ok &= not reversed_law.ok

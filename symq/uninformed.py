@@ -422,7 +422,7 @@ def balance_residuals(queue: UninformedQueue,
 
     Flows come from :func:`uninformed_transitions` over all states with queue length up to
     ``max_queue + 1`` (every predecessor of a checked state is among them). Each residual is
-    simplified with ``sympy.cancel``; the candidate is right iff all are 0.
+    simplified exactly in a fraction field over QQ; the candidate is right iff all are 0.
     """
     weight = probability or (lambda busy, q: state_weight(queue, busy, q))
     transitions = uninformed_transitions(queue)
@@ -438,8 +438,19 @@ def balance_residuals(queue: UninformedQueue,
             outflow[source].append(rate)
             if target in inflow:
                 inflow[target].append(rate * values[source])
-    return {s: sympy.cancel(sympy.Add(*inflow[s]) - values[s] * sympy.Add(*outflow[s]))
-            for s in states if s[1] <= max_queue}
+    symbols = set().union(*(sympy.sympify(v).free_symbols for v in values.values()),
+                          queue.arrival_rate.free_symbols)
+    if not symbols:  # numeric rates: exact rationals already
+        return {s: sympy.nsimplify(sympy.Add(*inflow[s]) - values[s] * sympy.Add(*outflow[s]))
+                for s in states if s[1] <= max_queue}
+    domain = _fraction_field(sorted(symbols, key=str))
+    residuals = {}
+    for s in states:
+        if s[1] <= max_queue:
+            residual = _to_field(sympy.Add(*inflow[s]), domain) \
+                - _to_field(values[s] * sympy.Add(*outflow[s]), domain)
+            residuals[s] = residual.as_expr() if residual else sympy.Integer(0)
+    return residuals
 
 
 def balance_failures(queue: UninformedQueue,
@@ -483,17 +494,49 @@ def rais_aggregated_weight(queue: UninformedQueue, busy: Iterable[str]) -> sympy
                        for order in itertools.permutations(busy)])
 
 
-def same_rational_function(left: sympy.Expr, right: sympy.Expr) -> bool:
-    """Whether two expressions are the same rational function of their symbols (exact, in a
-    sympy fraction field over QQ, which is much faster than ``cancel`` on nested sums)."""
+def _to_field(expr: sympy.Expr, domain: Any) -> Any:
+    """``expr`` as an element of the fraction field ``domain``, built term by term (much faster
+    than ``together``/``cancel`` on nested sums of fractions)."""
+    if expr.is_Add:
+        return sum((_to_field(a, domain) for a in expr.args), domain.zero)
+    if expr.is_Mul:
+        result = domain.one
+        for a in expr.args:
+            result *= _to_field(a, domain)
+        return result
+    if expr.is_Pow and expr.exp.is_Integer:
+        return _to_field(expr.base, domain) ** int(expr.exp)
+    return domain.from_expr(expr)
+
+
+def _fraction_field(symbols: Iterable[sympy.Symbol]) -> Any:
     from sympy.polys.fields import field
 
+    domain, *_ = field(tuple(symbols), sympy.QQ)
+    return domain
+
+
+def _numerator_denominator(expr: sympy.Expr, gens: Sequence[sympy.Symbol]
+                           ) -> tuple[sympy.Poly, sympy.Poly]:
+    """Coprime numerator and denominator of a rational function as Polys in ``gens``."""
+    missing = sympy.sympify(expr).free_symbols - set(gens)
+    if missing:
+        raise ModelError(f"the expression has symbols {sorted(map(str, missing))} outside the "
+                         f"variables {[str(g) for g in gens]}")
+    value = _to_field(sympy.sympify(expr), _fraction_field(gens))
+    return (sympy.Poly.from_dict(dict(value.numer), *gens, domain=sympy.QQ),
+            sympy.Poly.from_dict(dict(value.denom), *gens, domain=sympy.QQ))
+
+
+def same_rational_function(left: sympy.Expr, right: sympy.Expr) -> bool:
+    """Whether two expressions are the same rational function of their symbols (exact, in a
+    sympy fraction field over QQ)."""
     left, right = sympy.sympify(left), sympy.sympify(right)
     symbols = sorted(left.free_symbols | right.free_symbols, key=str)
     if not symbols:
         return sympy.simplify(left - right) == 0
-    domain, *_ = field(symbols, sympy.QQ)
-    return domain.from_expr(left) == domain.from_expr(right)
+    domain = _fraction_field(symbols)
+    return _to_field(left, domain) == _to_field(right, domain)
 
 
 # ---------------------------------------------------------------------------- Theorem 2.1
@@ -524,13 +567,16 @@ def _claim(name: str, l: str, m: str, reverse: bool) -> tuple[str, str, int]:
 
 
 def theorem_2_1_differences(queue: UninformedQueue, faster: str, slower: str,
-                            by_states: bool = False) -> dict[str, sympy.Expr]:
+                            by_states: bool = False, domain: Any = None) -> dict[str, Any]:
     """The three differences of Theorem 2.1 for servers ``faster`` = l and ``slower`` = m.
 
-    ``by_states=True`` sums the law state by state instead of using the paper's formula."""
+    ``by_states=True`` sums the law state by state instead of using the paper's formula;
+    ``domain`` (a fraction field from ``sympy.polys.fields.field``) returns field elements."""
     prob = busy_probability_by_states if by_states else busy_probability
     p_l, p_m = prob(queue, faster), prob(queue, slower)
     mu_l, mu_m = queue.rate(faster), queue.rate(slower)
+    if domain is not None:
+        p_l, p_m, mu_l, mu_m = (_to_field(e, domain) for e in (p_l, p_m, mu_l, mu_m))
     return {"busy": p_l - p_m, "work": mu_l * p_l - mu_m * p_m, "lower": p_l - mu_m / mu_l * p_m}
 
 
@@ -603,7 +649,8 @@ def find_sign_certificate(difference: sympy.Expr, factor: sympy.Expr, sign: int,
                           inequality: str = "", pair: tuple[str, str] = ()) -> SignCertificate:
     r"""Search a certificate that ``difference / factor`` has the sign ``sign`` (+1 or -1).
 
-    Divides the numerator of ``difference`` by ``factor`` (it must divide exactly), cancels, and
+    ``difference`` is a sympy expression, or an element of a sympy fraction field over QQ in
+    exactly ``variables``. Divides the numerator of ``difference`` by ``factor`` (it must divide exactly), cancels, and
     accepts when $\mathrm{sign}\cdot$numerator and the denominator (after making the latter's
     coefficients positive, if they are all negative) have only positive coefficients as
     polynomials in ``variables``. Anything else (a remainder, a mixed-sign polynomial, the wrong
@@ -615,8 +662,12 @@ def find_sign_certificate(difference: sympy.Expr, factor: sympy.Expr, sign: int,
     result = dict(claim=claim, claim_latex=claim_latex or claim, difference=difference,
                   factor=factor, sign=sign, variables=gens, substitution=substitution,
                   inequality=inequality, pair=tuple(pair))
-    num, den = sympy.fraction(sympy.together(difference))
-    num_poly, den_poly = sympy.Poly(num, *gens), sympy.Poly(den, *gens)
+    if hasattr(difference, "numer"):  # already an element of a fraction field over gens
+        num_poly, den_poly = (sympy.Poly.from_dict(dict(part), *gens, domain=sympy.QQ)
+                              for part in (difference.numer, difference.denom))
+        result["difference"] = num_poly.as_expr() / den_poly.as_expr()
+    else:
+        num_poly, den_poly = _numerator_denominator(difference, gens)
     quotient, remainder = num_poly.div(sympy.Poly(factor, *gens))
     if not remainder.is_zero:
         return SignCertificate(proved=False, reason=f"{factor} does not divide the numerator",
@@ -641,6 +692,7 @@ def check_certificate(certificate: SignCertificate, original: sympy.Expr,
                       relation: Mapping[sympy.Symbol, sympy.Expr]) -> list[str]:
     """Independent check of a proved certificate: positivity of every coefficient, and
     ``original == factor * sign * N / D`` after ``relation`` (e.g. delta -> mu_1 + ... - lambda).
+    ``original`` is a sympy expression or an element of a sympy fraction field.
 
     Returns the problems found (empty list: the certificate is valid)."""
     if not certificate.proved:
@@ -653,10 +705,15 @@ def check_certificate(certificate: SignCertificate, original: sympy.Expr,
     # original == factor * sign * N / D  <=>  A * D' - sign * factor * N' * B == 0 as polynomials,
     # with original = A / B and N', D' the certificate's polynomials after the relation
     relation = dict(relation)
-    gens = sorted(sympy.sympify(original).free_symbols | certificate.factor.free_symbols
-                  | {s for e in relation.values() for s in sympy.sympify(e).free_symbols},
-                  key=str)
-    top, bottom = (sympy.Poly(e, *gens) for e in sympy.fraction(sympy.together(original)))
+    if hasattr(original, "numer"):  # an element of a fraction field: use its generators
+        gens = list(original.field.symbols)
+        top, bottom = (sympy.Poly.from_dict(dict(part), *gens, domain=sympy.QQ)
+                       for part in (original.numer, original.denom))
+    else:
+        gens = sorted(sympy.sympify(original).free_symbols | certificate.factor.free_symbols
+                      | {s for e in relation.values() for s in sympy.sympify(e).free_symbols},
+                      key=str)
+        top, bottom = _numerator_denominator(original, gens)
     num, den = (sympy.Poly(e.xreplace(relation), *gens)
                 for e in (certificate.numerator, certificate.denominator))
     residual = top * den - bottom * num * sympy.Poly(certificate.sign * certificate.factor, *gens)
@@ -681,9 +738,14 @@ def theorem_2_1_certificates(servers: int, pairs: Iterable[tuple[str, str]] | No
     substitution = r"mu^n = lambda + delta, delta > 0"
     if pairs is None:
         pairs = [(l, m) for l in symbolic.servers for m in symbolic.servers if l != m]
+    # each P_l once, as an element of the fraction field: differences are then cheap
+    domain = _fraction_field(variables)
+    busy = {j: _to_field(busy_probability(symbolic, j), domain) for j in symbolic.servers}
+    rate = {j: _to_field(symbolic.rate(j), domain) for j in symbolic.servers}
     certificates = []
     for l, m in pairs:
-        differences = theorem_2_1_differences(symbolic, l, m)
+        differences = {"busy": busy[l] - busy[m], "work": rate[l] * busy[l] - rate[m] * busy[m],
+                       "lower": busy[l] - rate[m] / rate[l] * busy[m]}
         factor = symbolic.rate(l) - symbolic.rate(m)
         for name in claims:
             text, latex, sign = _claim(name, l, m, reverse)

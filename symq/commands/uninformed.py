@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 
 import sympy
+from sympy.polys.fields import field
 
 from ..cli import add_format_arguments, emit_json
 from ..errors import ModelError
@@ -73,10 +74,12 @@ def _run_theorem(args: argparse.Namespace) -> int:
         plain = uninformed_queue(n)
         delta = certificates[0].variables[1]
         relation = {delta: plain.total_rate - plain.arrival_rate}
+        domain, *_ = field([plain.arrival_rate, *plain.service_rates.values()], sympy.QQ)
         cache: dict[tuple[str, str], dict] = {}
         for cert in certificates:
             if cert.pair not in cache:
-                cache[cert.pair] = theorem_2_1_differences(plain, *cert.pair, by_states=True)
+                cache[cert.pair] = theorem_2_1_differences(plain, *cert.pair, by_states=True,
+                                                           domain=domain)
             problems += check_certificate(cert, cache[cert.pair][cert.inequality], relation)
     proved = all(c.proved for c in certificates) and not problems
     verdict = ("VERIFIED" if proved else "NOT VERIFIED")
