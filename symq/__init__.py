@@ -6,29 +6,46 @@ and evaluate it exactly and to any number of digits:
 >>> import symq
 >>> w = symq.model("w")
 >>> p0 = symq.empty_probability(w)
->>> values = {"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4", "mu_1": "1", "mu_2": "4/5"}
+>>> values = {"lambda_1": "3/10", "lambda_2": "1/5", "lambda_3": "1/2", "mu_1": "1", "mu_2": "4/5"}
 >>> symq.evaluate(p0, values, digits=30)
 Evaluated(exact=21/65, value='0.323076923076923076923076923077')
+>>> symq.verify(w, discipline="alis", max_jobs=2).ok
+True
 
-See the README and ``docs/`` for the tour.
+Modules, one concept each: :mod:`symq.model`, :mod:`symq.catalog` (built-ins and TOML),
+:mod:`symq.stability`, :mod:`symq.nested`, :mod:`symq.normalization`, :mod:`symq.aggregated`,
+:mod:`symq.distributions`, :mod:`symq.processes` and :mod:`symq.balance` (product forms and their
+proofs), :mod:`symq.ctmc` (the independent numerical route), :mod:`symq.symmetric` and
+:mod:`symq.uninformed` (Cabral), :mod:`symq.supermarket`, :mod:`symq.compensation`,
+:mod:`symq.graphs` and :mod:`symq.sweep`, :mod:`symq.report` and :mod:`symq.latex`,
+:mod:`symq.numeric` and :mod:`symq.quantities`. See the README and ``docs/`` for the tour.
 """
 
+from .balance import BalanceReport, verify
 from .catalog import builtin_names, load, loads, model
+from .compensation import CompensationResult, asymmetric_jsq, sed, symmetric_jsq
+from .compensation import solve as compensation_solve
 from .errors import (ModelError, SymqError, UnknownModelError, UnstableModelError,
                      UnsupportedError, VerificationError)
 from .model import Model
 from .nested import is_nested, nested_empty_probability, nesting_tree
-from .normalization import empty_probability
+from .normalization import (empty_probability, mean_number, mean_response_time,
+                            normalizing_constant, server_idle_probability)
 from .quantities import Evaluated, derive, evaluate
 from .stability import check_stability, is_stable, stability_conditions, stability_report
+from .supermarket import decompose, drift_rates, simulate_jlw
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Model", "model", "load", "loads", "builtin_names",
-    "empty_probability", "derive", "evaluate", "Evaluated",
+    "empty_probability", "normalizing_constant", "server_idle_probability", "mean_number",
+    "mean_response_time", "derive", "evaluate", "Evaluated",
+    "verify", "BalanceReport",
     "is_nested", "nesting_tree", "nested_empty_probability",
     "check_stability", "is_stable", "stability_conditions", "stability_report",
+    "decompose", "drift_rates", "simulate_jlw",
+    "compensation_solve", "CompensationResult", "symmetric_jsq", "asymmetric_jsq", "sed",
     "SymqError", "ModelError", "UnknownModelError", "UnstableModelError", "UnsupportedError",
     "VerificationError",
 ]
