@@ -49,10 +49,12 @@ def law_checks(n: int) -> tuple[bool, bool]:
     """(balance equations hold, RAIS product form agrees) for n servers, symbolic rates."""
     queue = uninformed_queue(n)
     balance = balance_failures(queue, max_queue=2) == []
-    rais = all(same_rational_function(rais_aggregated_weight(queue, busy), state_weight(queue, busy))
+    rais = all(same_rational_function(rais_aggregated_weight(queue, busy),
+                                      state_weight(queue, busy))
                for k in range(n + 1) for busy in itertools.combinations(queue.servers, k))
     everyone = queue.servers
-    tail = sum(rais_product_form_weight(queue, order, 1) for order in itertools.permutations(everyone))
+    tail = sum(rais_product_form_weight(queue, order, 1)
+               for order in itertools.permutations(everyone))
     rais = rais and same_rational_function(tail, state_weight(queue, everyone, 1))
     return balance, rais
 

@@ -296,7 +296,7 @@ def number_probability(queue: UninformedQueue, jobs: int) -> sympy.Expr:
 
 
 def stationary_law(queue: UninformedQueue, max_queue: int = 0) -> dict[State, sympy.Expr]:
-    """``{(busy set, queue length): p}`` for every busy set and queue lengths up to ``max_queue``."""
+    """``{(busy set, queue length): p}`` for every busy set, queue lengths up to ``max_queue``."""
     p0 = empty_probability(queue)
     law = {}
     for k in range(queue.size + 1):
@@ -310,7 +310,8 @@ def stationary_law(queue: UninformedQueue, max_queue: int = 0) -> dict[State, sy
 
 # ---------------------------------------------------------------------------- who works the most
 def all_busy_probability(queue: UninformedQueue) -> sympy.Expr:
-    r"""$\mathcal P^n$: all servers busy, $\frac{\lambda^n}{n!\prod\mu_j}\frac{\mu^n}{\mu^n-\lambda}p_0$."""
+    r"""$\mathcal P^n$, all servers busy (queue included):
+    $\frac{\lambda^n}{n!\prod\mu_j}\frac{\mu^n}{\mu^n-\lambda}p_0$."""
     return _all_busy_weight(queue) * queue.total_rate / queue.gap * empty_probability(queue)
 
 
@@ -369,7 +370,7 @@ def busy_idle_probability(queue: UninformedQueue, busy_server: str, idle_server:
 
 
 def effective_service_rate(queue: UninformedQueue, server: str) -> sympy.Expr:
-    r"""$\mu_l\mathcal P_l$, the rate at which server $l$ completes work (their sum is $\lambda$)."""
+    r"""$\mu_l\mathcal P_l$, the rate at which server $l$ completes work (they sum to $\lambda$)."""
     return queue.rate(server) * busy_probability(queue, server)
 
 
@@ -392,7 +393,8 @@ def mean_response_time(queue: UninformedQueue) -> sympy.Expr:
 
 
 # ---------------------------------------------------------------------------- balance equations
-def uninformed_transitions(queue: UninformedQueue) -> Callable[[State], Iterator[tuple[State, Any]]]:
+def uninformed_transitions(queue: UninformedQueue
+                           ) -> Callable[[State], Iterator[tuple[State, Any]]]:
     r"""Transitions of the chain of [Cab]_ section 2.2, from the verbal model (no product form).
 
     State ``(busy, q)``. An arrival goes to each idle server with rate $\lambda/\#\text{idle}$, or
@@ -470,7 +472,8 @@ def rais_product_form_weight(queue: UninformedQueue, busy_order: Sequence[str],
     ``queue_length`` waiting jobs. With uniform assignment the activation rate of an idle server is
     $\lambda^a(\vec b_{i-1}) = \lambda/(n-i+1)$, so
 
-    .. math:: \pi(\vec z) = \pi(\emptyset)\prod_{i=1}^{k}\frac{\lambda/(n-i+1)}{\mu_{b_1}+\dots+\mu_{b_i}}
+    .. math:: \pi(\vec z) = \pi(\emptyset)\prod_{i=1}^{k}
+              \frac{\lambda/(n-i+1)}{\mu_{b_1}+\dots+\mu_{b_i}}
               \Bigl(\frac{\lambda}{\mu^n}\Bigr)^{q}.
     """
     n, lam = queue.size, queue.arrival_rate
@@ -488,7 +491,7 @@ def rais_product_form_weight(queue: UninformedQueue, busy_order: Sequence[str],
 
 
 def rais_aggregated_weight(queue: UninformedQueue, busy: Iterable[str]) -> sympy.Expr:
-    """The RAIS product form summed over all orders of the busy set (compare :func:`state_weight`)."""
+    """The RAIS product form summed over all orders of the busy set (see :func:`state_weight`)."""
     busy = sorted(_busy(queue, busy))
     return sympy.Add(*[rais_product_form_weight(queue, order)
                        for order in itertools.permutations(busy)])
@@ -620,7 +623,8 @@ class SignCertificate:
             return (f"\\text{{{self.claim}: no certificate found ({self.reason})}}")
         sign = "" if self.sign > 0 else "-"
         return (f"{self.claim_latex}:\\quad \\text{{difference}} = "
-                f"{sign}\\left({sympy.latex(self.factor, order='none')}\\right)\\frac{{N}}{{D}},\\\\\n"
+                f"{sign}\\left({sympy.latex(self.factor, order='none')}\\right)"
+                f"\\frac{{N}}{{D}},\\\\\n"
                 f"N = {sympy.latex(self.numerator)},\\\\\n"
                 f"D = {sympy.latex(self.denominator)}")
 
@@ -650,7 +654,8 @@ def find_sign_certificate(difference: sympy.Expr, factor: sympy.Expr, sign: int,
     r"""Search a certificate that ``difference / factor`` has the sign ``sign`` (+1 or -1).
 
     ``difference`` is a sympy expression, or an element of a sympy fraction field over QQ in
-    exactly ``variables``. Divides the numerator of ``difference`` by ``factor`` (it must divide exactly), cancels, and
+    exactly ``variables``. Divides the numerator of ``difference`` by ``factor`` (it must divide
+    exactly), cancels, and
     accepts when $\mathrm{sign}\cdot$numerator and the denominator (after making the latter's
     coefficients positive, if they are all negative) have only positive coefficients as
     polynomials in ``variables``. Anything else (a remainder, a mixed-sign polynomial, the wrong

@@ -265,3 +265,20 @@ def test_bad_arguments():
         uninformed_queue("3")
     with pytest.raises(ModelError, match="float"):
         numeric(2, 0.5, [1, 1])
+
+
+def test_handlers_apply_to_any_single_flexible_class_model():
+    """Names are not assumed: a model with class 'a' and servers 'x', 'y' uses the closed form,
+    which agrees with the truncated CTMC exactly up to the conditioning on at most N jobs."""
+    from symq.model import Model
+    m = Model(compatibility={"a": ["x", "y"]}, arrival_rates={"a": "1"},
+              service_rates={"x": 2, "y": 1})
+    idle = derive(m, "server-idle-probability", "rais")["per_server"]
+    queue = uninformed_queue(m)
+    assert set(idle) == {"x", "y"} and idle["x"] == idle_probability(queue, "x")
+    assert idle["x"] > idle["y"]  # the faster server idles more (Theorem 2.1)
+    law = truncated_stationary(m, "rais", max_jobs=8)
+    mass = sum(stationary_law(queue, max_queue=6).values())
+    empty = sum(p for s, p in law.items() if job_count(s) == 0)
+    assert sympy.Rational(empty.numerator, empty.denominator) == empty_probability(queue) / mass
+    assert derive(m, "mean-number", "rais")["per_class"]["a"] == mean_number(queue)
