@@ -141,7 +141,7 @@ class _Graph:
             self.mu_int = [int(r.p) * (scale // int(r.q)) for r in model.service_rates.values()]
 
     def mu_and_r(self, x: int) -> tuple[Any, Any]:
-        """$(\mu(X), r(X))$ for one mask, exactly."""
+        r"""$(\mu(X), r(X))$ for one mask, exactly."""
         if self.scale is None:
             mu = self.mu_of(x)
             return mu, mu - self.lam_required(x)
