@@ -28,7 +28,7 @@ from symq.normalization import collaborative_empty_probability
 from _survey_common import (Rates, collaborative_law, collaborative_tagged, example,
                             flexible_examples, inside, interval, show, FLEXIBLE_RATES)
 
-CAP = {"n": 8, "w": 6, "nested": 5, "ring:3+J": 5}
+CAP = {"n": 7, "w": 5, "nested": 4, "ring:3+J": 4}
 
 
 def main() -> str:

@@ -40,7 +40,7 @@ RATES = {
     "nested": {"lambda_1": "1/10", "lambda_2": "1/8", "lambda_3": "1/10", "lambda_4": "1/5",
                "lambda_5": "1/5", "mu_1": 1, "mu_2": 1, "mu_3": 1},
 }
-CAP = {"n": 8, "w": 6, "nested": 5}
+CAP = {"n": 7, "w": 5, "nested": 4}
 
 
 def main() -> str:

@@ -26,7 +26,7 @@ from _survey_common import (Rates, collaborative_law, collaborative_tagged, frac
                             in_service_probability, inside, interval, lst_value, show)
 from survey_cor_5_6 import RATES, printed_law
 
-CAP = {"n": 8, "w": 6, "ring:3": 5}
+CAP = {"n": 7, "w": 5, "ring:3": 4}
 THETAS = (Fraction(1, 2), Fraction(2))
 
 

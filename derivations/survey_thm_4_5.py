@@ -38,7 +38,7 @@ from symq.normalization import collaborative_empty_probability, server_removal_m
 from _survey_common import (Rates, collaborative_law, collaborative_tagged, frac, inside,
                             interval, lst_value, show, FLEXIBLE_RATES)
 
-CAP = {"n": 8, "w": 6, "nested": 5}
+CAP = {"n": 7, "w": 5, "nested": 4}
 
 
 def printed_empty(model) -> sympy.Expr:

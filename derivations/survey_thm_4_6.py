@@ -27,7 +27,7 @@ from symq.nested import nested_queueing_time_given_busy
 from _survey_common import (Rates, collaborative_law, inside, interval, lst_value,
                             noncollaborative_tagged, FLEXIBLE_RATES)
 
-CAP = {"n": 8, "w": 6, "nested": 5}
+CAP = {"n": 7, "w": 5, "nested": 4}
 
 
 def main() -> str:
