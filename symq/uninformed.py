@@ -761,25 +761,50 @@ def theorem_2_1_certificates(servers: int, pairs: Iterable[tuple[str, str]] | No
 
 
 # ---------------------------------------------------------------------------- quantity handlers
+TIDY_SERVERS = 4
+"""Symbolic results for at most this many servers are returned as one factored fraction."""
+
+
+def _tidy(expr: sympy.Expr, servers: int) -> sympy.Expr:
+    """One factored fraction for small symbolic models (exact rationals are left alone)."""
+    expr = sympy.sympify(expr)
+    symbols = sorted(expr.free_symbols, key=str)
+    if not symbols or servers > TIDY_SERVERS:
+        return expr
+    top, bottom = _numerator_denominator(expr, symbols)
+    return sympy.factor(top.as_expr()) / sympy.factor(bottom.as_expr())
+
+
 def _server_idle_handler(model: Model) -> dict[str, dict[str, sympy.Expr]]:
     queue = uninformed_queue(model)
-    return {"per_server": {j: idle_probability(queue, j) for j in queue.servers}}
+    return {"per_server": {j: _tidy(idle_probability(queue, j), queue.size)
+                           for j in queue.servers}}
 
 
-def _per_class(model: Model, value: sympy.Expr) -> dict[str, Any]:
-    return {"total": value, "per_class": {model.classes[0]: value}}
+def _scalar(function: Callable[[UninformedQueue], sympy.Expr]) -> Callable[[Model], sympy.Expr]:
+    def handler(model: Model) -> sympy.Expr:
+        queue = uninformed_queue(model)
+        return _tidy(function(queue), queue.size)
+    return handler
+
+
+def _per_class(function: Callable[[UninformedQueue], sympy.Expr]) -> Callable[[Model], Any]:
+    def handler(model: Model) -> dict[str, Any]:
+        queue = uninformed_queue(model)
+        value = _tidy(function(queue), queue.size)
+        return {"total": value, "per_class": {model.classes[0]: value}}
+    return handler
 
 
 QUANTITY_HANDLERS: dict[str, tuple[Callable[[Model], Any], str]] = {
-    "empty-probability": (lambda m: empty_probability(uninformed_queue(m)),
+    "empty-probability": (_scalar(empty_probability),
                           "Cabral's closed form through P(S^-n, k) and a geometric tail"),
-    "normalizing-constant": (lambda m: normalizing_constant(uninformed_queue(m)),
+    "normalizing-constant": (_scalar(normalizing_constant),
                              "Cabral's closed form 1/p_0 through P(S^-n, k)"),
     "server-idle-probability": (_server_idle_handler,
                                 "1 - P_l with P_l of Cabral, proof of Theorem 2.1"),
-    "mean-number": (lambda m: _per_class(m, mean_number(uninformed_queue(m))),
-                    "sum_k k P_k from Cabral's law"),
-    "mean-response-time": (lambda m: _per_class(m, mean_response_time(uninformed_queue(m))),
+    "mean-number": (_per_class(mean_number), "sum_k k P_k from Cabral's law"),
+    "mean-response-time": (_per_class(mean_response_time),
                            "Little's law on Cabral's mean number"),
 }
 """Quantity name -> (handler(model), method) for one fully flexible class under ``rais``
