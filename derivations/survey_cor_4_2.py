@@ -14,7 +14,6 @@ need nesting). The M/M/1 law with the wrong load lambda_J/mu must fall outside.
 Run: ``python derivations/survey_cor_4_2.py``
 """
 
-from fractions import Fraction
 
 import sympy
 

@@ -53,8 +53,10 @@ def check(name: str, verbose: bool = True) -> bool:
             ok &= inside(value, bounds)
             excluded |= not inside(lst_value(wrong.lst(), t), bounds)
             if verbose and t == THETAS[0]:
+                variant = ("is the same" if not differs else
+                           "differs and is excluded" if excluded else "differs, NOT excluded")
                 print(f"% {name}, class {i}: mixture {show(value)} in [{show(bounds[0])}, "
-                      f"{show(bounds[1])}]; arg max variant {'differs and is excluded' if differs and excluded else 'is the same' if not differs else 'NOT excluded'}")
+                      f"{show(bounds[1])}]; arg max variant {variant}")
         ok &= excluded
     return ok
 

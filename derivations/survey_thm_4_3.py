@@ -12,8 +12,9 @@ truncated law is the true law given at most n jobs, and the statements become ex
 (i) the full chain conditioned on no class-J job equals the chain of the model without J;
 (ii)+(iii) on every state (c, J, a) with at most n jobs, pi_n(c, J, a) equals
 K * pi_{-J,n}(c) * prod_k lambda_{a_k}/mu for one constant K (pi_{-J,n} from the separate chain
-of the model without J; with mu - lambda_J in place of mu the ratio must vary), i.e. the two parts are independent with the stated laws; and the
-(iii) constant (1 - rho) is the symbolic sum of the geometric series. N, W, the nested example
+of the model without J; with mu - lambda_J in place of mu the ratio must vary), i.e. the two
+parts are independent with the stated laws; and the (iii) constant (1 - rho) is the symbolic
+sum of the geometric series. N, W, the nested example
 and ring:3 plus a fully flexible class (no nesting needed).
 
 Run: ``python derivations/survey_thm_4_3.py``
