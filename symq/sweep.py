@@ -526,7 +526,8 @@ def run_graph(task: GraphTask) -> dict[str, Any]:
     graph = graph_from_key(task.graph)
     record: dict[str, Any] = {"graph": graph.key, "classes": graph.class_count,
                               "servers": graph.server_count, "check": task.check,
-                              "rates": task.rates, "seed": task.seed}
+                              "rates": task.rates, "seed": task.seed,
+                              "options": _text(dict(task.options))}
     samples = []
     try:
         check = resolve_check(task.check, task.search_path)
@@ -717,7 +718,8 @@ class SweepSummary:
 
 
 def _same_sweep(record: Mapping[str, Any], task: GraphTask, path: Path) -> None:
-    for key, value in (("check", task.check), ("rates", task.rates), ("seed", task.seed)):
+    for key, value in (("check", task.check), ("rates", task.rates), ("seed", task.seed),
+                       ("options", _text(dict(task.options)))):
         if record.get(key) != value:
             raise ModelError(f"{path} holds results of a sweep with {key} {record.get(key)!r}, "
                              f"not {value!r}; give --output a new file to start another sweep")

@@ -267,6 +267,9 @@ def test_output_of_another_sweep_is_refused(tmp_path):
     sweep("nested", 1, 2, executor=InlineExecutor(), output=output, progress=False)
     with pytest.raises(ModelError, match="holds results of a sweep with check 'nested'"):
         sweep("stability", 1, 2, executor=InlineExecutor(), output=output, progress=False)
+    with pytest.raises(ModelError, match="holds results of a sweep with options"):
+        sweep("nested", 1, 2, options={"max_jobs": 3}, executor=InlineExecutor(),
+              output=output, progress=False)
 
 
 # ---------------------------------------------------------------------------- rates
