@@ -27,7 +27,7 @@ Examples
 >>> from symq import model
 >>> from symq.aggregated import rais_partial_law
 >>> print(latex(rais_partial_law(model("n"), ("1",), (2,), normalized=False)))
-\frac{\lambda_{1}^{2} \left(\lambda_{1} + \lambda_{2}\right)}{\mu_{1}^{3} \left(\lambda_{1} + 2 \lambda_{2}\right)}
+\frac{\lambda_{1}^{2} \left(\lambda_{1} + \lambda_{2}\right)^{2}}{\mu_{1}^{3} \left(\lambda_{1} + 2 \lambda_{2}\right)}
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ Examples
 >>> lam, mu = sympy.symbols("lambda mu", positive=True)
 >>> mm1 = ExponentialMixture.exponential(mu - lam)
 >>> print(latex(mm1.mean()))
-\frac{1}{- \lambda + \mu}
+- \frac{1}{\lambda - \mu}
 >>> wait = ExponentialMixture.gated(lam / mu, mu - lam)
 >>> t = sympy.Symbol("t", nonnegative=True)
 >>> print(wait.cdf(t))

@@ -40,7 +40,7 @@ Examples
 >>> from symq import model
 >>> from symq.normalization import empty_probability
 >>> print(latex(empty_probability(model("n"))))
-\frac{\left(\lambda_{1} - \mu_{1}\right) \left(\lambda_{1} + \lambda_{2} - \mu_{1} - \mu_{2}\right)}{\mu_{1} \left(\lambda_{1} - \mu_{1} - \mu_{2}\right)}
+- \frac{\left(\lambda_{1} - \mu_{1}\right) \left(\lambda_{1} + \lambda_{2} - \mu_{1} - \mu_{2}\right)}{\mu_{1} \left(\lambda_{1} - \mu_{1} - \mu_{2}\right)}
 >>> w = model("w").substitute({"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4",
 ...                            "mu_1": "1", "mu_2": "4/5"})
 >>> empty_probability(w, "alis"), empty_probability(w, "rais")
@@ -74,12 +74,19 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 
 # ---------------------------------------------------------------------------- arithmetic
+@lru_cache(maxsize=64)
+def _is_numeric(model: Model) -> bool:
+    """``model.is_numeric``, cached (it scans every rate's free symbols)."""
+    return model.is_numeric
+
+
+
 class _Arithmetic:
     """Exact arithmetic for one model: rationals for numeric rates, a rational-function field
     over QQ in the model's symbols otherwise. ``value(expr)`` converts in, ``expr(x)`` out."""
 
     def __init__(self, model: Model) -> None:
-        self.numeric = model.is_numeric
+        self.numeric = _is_numeric(model)
         if self.numeric:
             self.kind = "fmpq" if _fmpq is not None else "Fraction"
             self._make = _fmpq if _fmpq is not None else Fraction
@@ -283,7 +290,7 @@ def _check_unions(model: Model, unions: list[int]) -> None:
     UnstableModelError
         Names the classes $R(X)$ and the servers $X$ of a violated inequality.
     """
-    if not model.is_numeric:
+    if not _is_numeric(model):
         return
     index = {s: j for j, s in enumerate(model.servers)}
     masks = {c: sum(1 << index[s] for s in v) for c, v in model.compatibility.items()}
@@ -309,7 +316,7 @@ def _check_unions(model: Model, unions: list[int]) -> None:
 
 def _check_stability_fast(model: Model) -> None:
     """The stability check by the cheapest exact route for the model's structure."""
-    if not model.is_numeric:
+    if not _is_numeric(model):
         return
     if any(not r.is_Rational for r in (*model.arrival_rates.values(),
                                        *model.service_rates.values())):
@@ -318,7 +325,14 @@ def _check_stability_fast(model: Model) -> None:
     index = {s: j for j, s in enumerate(model.servers)}
     masks = sorted({sum(1 << index[s] for s in v) for v in model.compatibility.values()})
     if is_symmetric_redundancy(model):
-        _check_unions(model, [(1 << k) - 1 for k in range(1, len(model.servers) + 1)])
+        # by symmetry only |X| matters: lambda C(k, D) / C(K, D) < k mu for k = 1..K
+        K = len(model.servers)
+        D = len(next(iter(model.compatibility.values())))
+        rate = next(iter(model.arrival_rates.values()))
+        mu = next(iter(model.service_rates.values()))
+        for k in range(1, K + 1):
+            if not rate * math.comb(k, D) < k * mu:
+                _check_unions(model, [(1 << k) - 1])
         return
     from .nested import is_nested
     if is_nested(model):
@@ -553,7 +567,7 @@ def _redundancy_values(model: Model, discipline: str, per_class: bool) -> dict[s
     arith = _Arithmetic(model)
     K, D = len(model.servers), len(next(iter(model.compatibility.values())))
     N = math.comb(K, D)
-    lam = arith.value(sympy.Add(*model.arrival_rates.values()))
+    lam = arith.value(next(iter(model.arrival_rates.values()))) * N
     mu = arith.value(next(iter(model.service_rates.values())))
     zero, one = arith.zero, arith.one
     lam_req = [lam * math.comb(k, D) / N for k in range(K + 1)]
@@ -737,7 +751,7 @@ def collaborative_empty_probability(model: Model) -> sympy.Expr:
         return sympy.Integer(1)
     inverse, _, _ = _server_removal(model, with_means=False)
     result = inverse(frozenset(model.classes))
-    if model.is_numeric:
+    if _is_numeric(model):
         return sympy.Rational(result.denominator, result.numerator)
     return sympy.factor(1 / result)
 
@@ -746,7 +760,7 @@ def _server_removal(model: Model, with_means: bool):
     classes = model.classes
     servers_of = {i: frozenset(model.compatibility[i]) for i in classes}
     classes_of = {j: frozenset(model.classes_of([j])) for j in model.servers}
-    numeric = model.is_numeric
+    numeric = _is_numeric(model)
 
     def convert(x):
         return Fraction(int(x.p), int(x.q)) if numeric else x
@@ -797,6 +811,6 @@ def server_removal_mean_number(model: Model) -> dict[str, sympy.Expr]:
     check_stability(model)
     _, means, _ = _server_removal(model, with_means=True)
     result = means(frozenset(model.classes))
-    if model.is_numeric:
+    if _is_numeric(model):
         return {i: sympy.Rational(v.numerator, v.denominator) for i, v in result.items()}
     return {i: sympy.factor(v) for i, v in result.items()}
