@@ -490,11 +490,30 @@ def rais_product_form_weight(queue: UninformedQueue, busy_order: Sequence[str],
     return weight * (lam / queue.total_rate) ** queue_length
 
 
-def rais_aggregated_weight(queue: UninformedQueue, busy: Iterable[str]) -> sympy.Expr:
-    """The RAIS product form summed over all orders of the busy set (see :func:`state_weight`)."""
+def rais_aggregated_weight(queue: UninformedQueue, busy: Iterable[str],
+                           method: str = "orders") -> sympy.Expr:
+    """The RAIS product form summed over all orders of the busy set (see :func:`state_weight`).
+
+    ``method="orders"`` adds the $|S|!$ terms of :func:`rais_product_form_weight` one by one.
+    ``method="recursion"`` computes the same sum with the distributive law, splitting the
+    orders by their last server: $W(S) = \frac{\lambda/(n-|S|+1)}{\mu(S)}\sum_{b\in S}
+    W(S - b)$ (every order of $S$ ending in $b$ shares the last factor), over the subsets of $S$
+    ($2^{|S|}$ terms instead of $|S|!$; each $W$ is cancelled as it is built).
+    """
     busy = sorted(_busy(queue, busy))
-    return sympy.Add(*[rais_product_form_weight(queue, order)
-                       for order in itertools.permutations(busy)])
+    if method == "orders":
+        return sympy.Add(*[rais_product_form_weight(queue, order)
+                           for order in itertools.permutations(busy)])
+    if method != "recursion":
+        raise ValueError(f"method must be 'orders' or 'recursion', not {method!r}")
+    n, lam = queue.size, queue.arrival_rate
+    weights: dict[frozenset, sympy.Expr] = {frozenset(): sympy.Integer(1)}
+    for size in range(1, len(busy) + 1):
+        for subset in map(frozenset, itertools.combinations(busy, size)):
+            served = sympy.Add(*[queue.rate(j) for j in subset])
+            total = sympy.Add(*[weights[subset - {b}] for b in subset])
+            weights[subset] = sympy.factor(sympy.cancel(lam / (n - size + 1) / served * total))
+    return weights[frozenset(busy)]
 
 
 def _to_field(expr: sympy.Expr, domain: Any) -> Any:

@@ -86,6 +86,15 @@ def test_law_equals_rais_product_form_summed_over_orders(n):
                                       state_weight(queue, pair))
 
 
+def test_rais_recursion_is_the_sum_over_orders():
+    queue = uninformed_queue(3)
+    for busy in (["1"], ["1", "3"], ["1", "2", "3"]):
+        assert same_rational_function(rais_aggregated_weight(queue, busy, "recursion"),
+                                      rais_aggregated_weight(queue, busy, "orders"))
+    with pytest.raises(ValueError, match="method"):
+        rais_aggregated_weight(queue, ["1"], "guess")
+
+
 def test_rais_product_form_matches_ctmc_state_by_state():
     """The ordered z-states of symq.ctmc's random-assignment chain follow Theorem 3.10 exactly
     (the truncated chain is the law conditioned on at most max_jobs jobs)."""
