@@ -26,8 +26,8 @@ Examples
 - \frac{1}{\lambda - \mu}
 >>> wait = ExponentialMixture.gated(lam / mu, mu - lam)
 >>> t = sympy.Symbol("t", nonnegative=True)
->>> print(wait.cdf(t))
-1 - lambda*exp(-t*(-lambda + mu))/mu
+>>> print(sympy.simplify(wait.cdf(t)))
+(-lambda*exp(t*(lambda - mu)) + mu)/mu
 """
 
 from __future__ import annotations
@@ -165,7 +165,11 @@ class ExponentialMixture:
                     key = next(((q, jj) for q, jj in coefficients
                                 if jj == j and sympy.cancel(q - rate) == 0), (rate, j))
                     coefficients[key] = coefficients.get(key, sympy.Integer(0)) + value
-        items = [(r, j, sympy.factor(a)) for (r, j), a in coefficients.items() if sympy.cancel(a) != 0]
+        items = []
+        for (r, j), a in coefficients.items():
+            a = sympy.cancel(a)
+            if a != 0:
+                items.append((r, j, sympy.factor(a)))
         return sympy.factor(constant), items
 
     def density(self, t: sympy.Symbol = TIME) -> sympy.Expr:
