@@ -492,7 +492,7 @@ def rais_product_form_weight(queue: UninformedQueue, busy_order: Sequence[str],
 
 def rais_aggregated_weight(queue: UninformedQueue, busy: Iterable[str],
                            method: str = "orders") -> sympy.Expr:
-    """The RAIS product form summed over all orders of the busy set (see :func:`state_weight`).
+    r"""The RAIS product form summed over all orders of the busy set (see :func:`state_weight`).
 
     ``method="orders"`` adds the $|S|!$ terms of :func:`rais_product_form_weight` one by one.
     ``method="recursion"`` computes the same sum with the distributive law, splitting the
