@@ -37,9 +37,15 @@ def main() -> str:
     brute = brute_force_decomposition(m, weights)
     ok &= [(c.stations, c.drift) for c in d.clusters] == [(c.stations, c.drift)
                                                            for c in brute.clusters]
-    # the true weighted drift: total excess 2 spread so that w_j V_j is equal: V = 2 / (1 + 1/2)
+    # the true weighted drift: the excess 2 spread so that w_j V_j is equal: V = 2 / (1 + 1/2)
     true_drift = sympy.Rational(2) / (1 + sympy.Rational(1, 2))
-    printed = sympy.Rational(1, 2) * (1 * 1 + 2 * 1)   # |D|^{-1} sum_j w_j V_j at V_j = 1
+    # the source's |D|-average: max_D |D|^-1 min_pi sum_{j in D} w_j V(j; pi), where only the
+    # streams with S_i inside D are forced into D. Here only D = {1, 2} forces stream a; with a
+    # fraction p to station 1, sum w_j V_j = (4p - 1) + 2 (4 (1 - p) - 1) = 5 - 4p, least at p = 1.
+    p = sympy.Symbol("p")
+    weighted_sum = 1 * (4 * p - 1) + 2 * (4 * (1 - p) - 1)
+    printed = max(min(weighted_sum.subs(p, 0), weighted_sum.subs(p, 1)) / 2,  # D = {1, 2}
+                  sympy.Integer(-1) * 1, sympy.Integer(-1) * 2)           # D = {1}, {2}: no stream
     print(f"% cluster drift {d.clusters[0].drift} = 2/H(D) = {true_drift}; "
           f"the printed |D|-average gives {printed}")
     ok &= d.clusters[0].drift == true_drift and printed != true_drift
