@@ -283,6 +283,15 @@ class Model:
             g.add_edges_from((("class", i), ("server", j)) for j in servers)
         return g
 
+    def _repr_latex_(self) -> str:
+        """Jupyter shows a model as its classes with their rates and server sets."""
+        rows = " \\\\ ".join(
+            f"{i} & {sympy.latex(self.arrival_rates[i])} & \\{{{', '.join(self.compatibility[i])}\\}}"
+            for i in self.classes)
+        servers = ", ".join(f"{j}{{:}}\\ {sympy.latex(r)}" for j, r in self.service_rates.items())
+        return (f"$\\begin{{array}}{{lll}} \\text{{class}} & \\lambda & S \\\\ \\hline {rows}"
+                f"\\end{{array}} \\quad \\text{{servers: }} {servers}$")
+
     def to_toml(self) -> str:
         """The model as a TOML file that :func:`symq.load` reads back."""
         lines = [f'name = "{self.name}"'] if self.name else []

@@ -92,6 +92,12 @@ class Evaluated:
     def __str__(self) -> str:
         return self.value
 
+    def _repr_latex_(self) -> str:
+        """Jupyter shows the exact value and its decimal digits."""
+        if self.exact is None:
+            return f"${self.value}$"
+        return f"${sympy.latex(self.exact)} \\approx {self.value}$"
+
     def as_json(self) -> dict[str, str]:
         result = {"value": self.value}
         if self.exact is not None:

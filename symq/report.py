@@ -14,7 +14,7 @@ Examples
 --------
 >>> from symq import model
 >>> from symq.report import build_report, render_markdown
->>> text = render_markdown(build_report(model("n"), verify_jobs=2))
+>>> text = render_markdown(build_report(model("n"), verify_jobs=2), "symq report: n")
 >>> print(text.splitlines()[0])
 # symq report: n
 """

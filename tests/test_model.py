@@ -90,3 +90,10 @@ def test_redundancy_rates():
     r = symq.model("redundancy:4:2")
     assert r.arrival_rates["1,2"] == positive_symbol("lambda") / 6
     assert r.servers_of(["1,2"]) == ("1", "2")
+
+
+def test_jupyter_latex_display():
+    text = symq.model("w")._repr_latex_()
+    assert text.startswith("$") and r"\lambda_{3}" in text and r"\{1, 2\}" in text
+    value = symq.evaluate(sympy.Rational(9, 14), digits=5)
+    assert value._repr_latex_() == r"$\frac{9}{14} \approx 0.64286$"
