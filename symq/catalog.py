@@ -67,7 +67,7 @@ def _int_argument(text: str, what: str, name: str, low: int, high: int) -> int:
 
 
 def _redundancy(name: str, k: str, d: str) -> Model:
-    servers_count = _int_argument(k, "K (number of servers)", name, 1, 30)
+    servers_count = _int_argument(k, "K (number of servers)", name, 1, 200)
     degree = _int_argument(d, "D (servers per class)", name, 1, servers_count)
     servers = [str(j) for j in range(1, servers_count + 1)]
     subsets = list(itertools.combinations(servers, degree))

@@ -215,7 +215,9 @@ def _run_evaluate(args: argparse.Namespace) -> int:
         return 0
     for label, value in _flatten(result):
         exact = value.exact
-        if args.format == "latex":
+        if not value.value:  # a function of theta or t (an LST, a CDF): exact only
+            shown = sympy.latex(exact) if args.format == "latex" else str(exact)
+        elif args.format == "latex":
             shown = f"{sympy.latex(exact)} \\approx {value.value}" if exact is not None else value.value
         else:
             shown = f"{exact} = {value.value}" if exact is not None and not exact.is_Integer \

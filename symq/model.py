@@ -14,6 +14,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
@@ -163,7 +164,7 @@ class Model:
         """True for the model with no class and no server (what remains after removing all)."""
         return not self.compatibility
 
-    @property
+    @cached_property
     def symbols(self) -> frozenset[sympy.Symbol]:
         """Every symbol that appears in a rate."""
         rates = [*self.arrival_rates.values(), *self.service_rates.values(),

@@ -99,7 +99,7 @@ class Evaluated:
         return f"${sympy.latex(self.exact)} \\approx {self.value}$"
 
     def as_json(self) -> dict[str, str]:
-        result = {"value": self.value}
+        result = {"value": self.value} if self.value else {}
         if self.exact is not None:
             result = {"exact": str(self.exact), **result}
         return result
@@ -126,11 +126,22 @@ def evaluate(result: Any, values: Mapping[str, Any] | None = None, digits: int =
     if isinstance(result, Mapping):
         return {key: evaluate(part, values, digits) for key, part in result.items()}
     expr = substitute(sympy.sympify(result), values)
+    if expr.free_symbols and expr.free_symbols <= _FUNCTION_VARIABLES:
+        # a function of the transform or time variable (LST, CDF): exact, with no single decimal
+        return Evaluated(sympy.factor(expr) if expr.is_rational_function() else expr, "")
     if expr.free_symbols:
         names = ", ".join(sorted(s.name for s in expr.free_symbols))
         raise ModelError(f"no value for the symbol(s) {names}; give each with --set NAME=VALUE")
     exact = None if expr.has(sympy.Float) else expr
     return Evaluated(exact, decimal_string(expr, digits))
+
+
+def _function_variables() -> frozenset:
+    from .distributions import THETA, TIME
+    return frozenset({THETA, TIME})
+
+
+_FUNCTION_VARIABLES = _function_variables()
 
 
 def _register_builtin_handlers() -> None:

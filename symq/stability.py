@@ -121,9 +121,43 @@ def brute_force_stability_report(model: Model) -> StabilityReport:
     return best
 
 
+def _violating_classes(model: Model) -> tuple[str, ...] | None:
+    r"""A class set $A$ with $\lambda(A) \ge \mu(S(A))$, or None when the model is stable.
+
+    One max-flow decides it: if the flow does not carry every arrival, the source side of a
+    minimum cut is a set with $\lambda(A) > \mu(S(A))$. Otherwise every class and server that
+    cannot reach the sink in the residual network forms a set with $\lambda(A) = \mu(S(A))$
+    exactly (its servers are saturated and fed by it alone), and if every class reaches the sink
+    no set is tight: forcing any class to the source side lets more flow through.
+    """
+    lam = {i: _fraction(r, f"arrival rate of class {i!r}") for i, r in model.arrival_rates.items()}
+    mu = {j: _fraction(r, f"service rate of server {j!r}") for j, r in model.service_rates.items()}
+    scale = math.lcm(*(x.denominator for x in [*lam.values(), *mu.values()]))
+    network = nx.DiGraph()
+    for i, servers in model.compatibility.items():
+        network.add_edge("source", ("class", i), capacity=int(lam[i] * scale))
+        for j in servers:
+            network.add_edge(("class", i), ("server", j))
+    for j in model.servers:
+        network.add_edge(("server", j), "sink", capacity=int(mu[j] * scale))
+    residual = nx.algorithms.flow.preflow_push(network, "source", "sink")
+    if residual.graph["flow_value"] < sum(lam.values()) * scale:
+        _, (source_side, _) = nx.minimum_cut(network, "source", "sink")
+        chosen = {node[1] for node in source_side if isinstance(node, tuple) and node[0] == "class"}
+        return tuple(i for i in model.classes if i in chosen)
+    open_arcs = nx.DiGraph((u, v) for u, v, d in residual.edges(data=True)
+                           if d["capacity"] - d["flow"] > 0)
+    open_arcs.add_node("sink")
+    reach = nx.ancestors(open_arcs, "sink")
+    tight = tuple(i for i in model.classes if ("class", i) not in reach)
+    return tight or None
+
+
 def is_stable(model: Model) -> bool:
-    """True when $\\lambda(A) < \\mu(S(A))$ for every non-empty class set $A$ (numeric rates)."""
-    return bool(model.is_empty or stability_report(model).stable)
+    """True when $\\lambda(A) < \\mu(S(A))$ for every non-empty class set $A$ (numeric rates).
+
+    Decided exactly by one max-flow (see :func:`_violating_classes`)."""
+    return model.is_empty or _violating_classes(model) is None
 
 
 def check_stability(model: Model) -> None:
@@ -136,9 +170,12 @@ def check_stability(model: Model) -> None:
     """
     if model.is_empty or not model.is_numeric:
         return
-    report = stability_report(model)
-    if not report.stable:
-        raise UnstableModelError(report.message())
+    classes = _violating_classes(model)
+    if classes is not None:
+        servers = model.servers_of(classes)
+        load, capacity = model.arrival_rate(classes), model.service_rate(servers)
+        raise UnstableModelError(StabilityReport(capacity - load, classes, servers, load,
+                                                 capacity).message())
 
 
 def _connected(model: Model, classes: tuple[str, ...]) -> bool:

@@ -82,3 +82,13 @@ def test_console_script_runs_and_exits_2_on_error():
     bad = subprocess.run([sys.executable, "-m", "symq.cli", "show", "nonexistent"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.startswith("symq: error: unknown model")
+
+
+def test_evaluate_response_time_keeps_functions_exact(capsys):
+    """LST and CDF stay functions of theta and t; means and variances get digits. Class 3 of W
+    is fully flexible: its response time is Exp(mu - lambda) = Exp(4/5) (Cor 4.4)."""
+    data = run_json(capsys, ["evaluate", "w", "response-time", *W_SETTINGS, "--json"])
+    result = data["result"]
+    assert result["lst"]["3"] == {"exact": "4/(5*theta + 4)"}
+    assert result["mean"]["3"]["exact"] == "5/4"
+    assert result["cdf"]["3"]["exact"] == "1 - exp(-4*t/5)"

@@ -6,7 +6,7 @@ from hypothesis import example, given
 
 import symq
 from symq import Model, UnstableModelError
-from symq.stability import (brute_force_stability_report, check_stability, stability_conditions,
+from symq.stability import (_violating_classes, brute_force_stability_report, check_stability, stability_conditions,
                             stability_report)
 
 from strategies import models
@@ -19,6 +19,11 @@ def test_max_flow_margin_equals_brute_force(model):
     # the class set the max-flow names attains the minimum
     assert model.service_rate(flow.servers) - model.arrival_rate(flow.classes) == flow.margin
     assert flow.stable == (brute.margin > 0)
+    # the one-max-flow decision agrees, and names a set that really violates the condition
+    assert symq.is_stable(model) == (brute.margin > 0)
+    violating = _violating_classes(model)
+    if violating is not None:
+        assert model.arrival_rate(violating) >= model.service_rate(model.servers_of(violating))
 
 
 @given(models(max_classes=5, max_servers=4))
@@ -34,7 +39,9 @@ def test_boundary_load_equal_to_capacity_is_unstable(model):
                      service_rates=model.service_rates)
     report = stability_report(boundary)
     assert report.margin == 0 == brute_force_stability_report(boundary).margin
-    assert not report.stable
+    assert not report.stable and not symq.is_stable(boundary)
+    tight = _violating_classes(boundary)
+    assert boundary.arrival_rate(tight) == boundary.service_rate(boundary.servers_of(tight))
     with pytest.raises(UnstableModelError, match="unstable: classes"):
         check_stability(boundary)
 
