@@ -21,7 +21,8 @@ from .catalog import BUILTIN_DESCRIPTIONS, model as load_model
 from .errors import ModelError, SymqError
 from .model import Model
 from .nested import is_nested, nesting_tree
-from .quantities import DISCIPLINES, QUANTITIES, Evaluated, derive, evaluate, handler_for
+from .quantities import (DISCIPLINES, QUANTITIES, Evaluated, derive, evaluate, flatten_result,
+                         handler_for)
 from .rates import parse_rate
 from .stability import stability_conditions, stability_report
 
@@ -163,19 +164,6 @@ def _run_show(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------- derive / evaluate
-def _flatten(result: Any) -> list[tuple[str, Any]]:
-    """``[(label, expr)]`` of a quantity: one unlabelled entry, or one per class/server."""
-    if not isinstance(result, Mapping):
-        return [("", result)]
-    rows = []
-    for key, part in result.items():
-        if isinstance(part, Mapping):
-            rows += [(f"{key} {name}", value) for name, value in part.items()]
-        else:
-            rows.append((key, part))
-    return rows
-
-
 def _expr_json(expr: Any) -> dict[str, str]:
     return {"expr": str(expr), "latex": sympy.latex(expr)}
 
@@ -195,7 +183,7 @@ def _run_derive(args: argparse.Namespace) -> int:
                    "discipline": args.discipline, "method": method, "parameters": values,
                    "result": _shape(result, _expr_json)})
         return 0
-    for label, expr in _flatten(result):
+    for label, expr in flatten_result(result):
         text = sympy.latex(expr) if args.format == "latex" else str(expr)
         print(f"{label}: {text}" if label else text)
     return 0
@@ -213,7 +201,7 @@ def _run_evaluate(args: argparse.Namespace) -> int:
                    "discipline": args.discipline, "parameters": values, "digits": args.digits,
                    "result": _shape(result, Evaluated.as_json)})
         return 0
-    for label, value in _flatten(result):
+    for label, value in flatten_result(result):
         exact = value.exact
         if not value.value:  # a function of theta or t (an LST, a CDF): exact only
             shown = sympy.latex(exact) if args.format == "latex" else str(exact)

@@ -28,7 +28,7 @@ from .numeric import decimal_string
 from .rates import parse_rate
 
 __all__ = ["QUANTITIES", "DISCIPLINES", "register", "handler_for", "derive", "evaluate",
-           "Evaluated", "substitute"]
+           "Evaluated", "substitute", "flatten_result"]
 
 QUANTITIES = {
     "empty-probability": "probability that no job is in the system",
@@ -80,6 +80,20 @@ def derive(model: Model, quantity: str, discipline: str = "collaborative") -> An
     """The exact quantity: a sympy expression, or a mapping of them (per class / per server)."""
     handler, _ = handler_for(model, quantity, discipline)
     return handler(model)
+
+
+def flatten_result(result: Any) -> list[tuple[str, Any]]:
+    """``[(label, value)]`` of a quantity: one unlabelled entry, or one per class/server, e.g.
+    ``("per_class 1", expr)``."""
+    if not isinstance(result, Mapping):
+        return [("", result)]
+    rows = []
+    for key, part in result.items():
+        if isinstance(part, Mapping):
+            rows += [(f"{key} {name}", value) for name, value in part.items()]
+        else:
+            rows.append((key, part))
+    return rows
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from .errors import SymqError
 from .latex import document, escape, math_block, set_latex, tikz_graph
 from .model import Model
 from .nested import is_nested, nesting_tree
-from .quantities import DISCIPLINES, QUANTITIES, derive, evaluate, handler_for
+from .quantities import DISCIPLINES, QUANTITIES, derive, evaluate, flatten_result, handler_for
 from .stability import stability_conditions, stability_report
 
 __all__ = ["Section", "build_report", "render_latex", "render_markdown", "example_values",
@@ -180,23 +180,11 @@ def _quantity_blocks(section: Section, model: Model, numeric: Model, discipline:
         if formula is not None and not isinstance(formula, Mapping):
             section.math(sympy.latex(formula))
         elif isinstance(formula, Mapping):
-            for label, expr in _flatten(formula):
+            for label, expr in flatten_result(formula):
                 section.math(f"\\text{{{escape(label)}}}: \\quad {sympy.latex(expr)}")
     rows = [[escape(label) or "value", f"${sympy.latex(v.exact)}$" if v.exact is not None
-             else "--", v.value] for label, v in _flatten(value)]
+             else "--", v.value] for label, v in flatten_result(value)]
     section.blocks.append(("table", ["", "exact", f"{digits} digits"], rows))
-
-
-def _flatten(result: Any) -> list[tuple[str, Any]]:
-    if not isinstance(result, Mapping):
-        return [("", result)]
-    rows = []
-    for key, part in result.items():
-        if isinstance(part, Mapping):
-            rows += [(f"{key} {name}", value) for name, value in part.items()]
-        else:
-            rows.append((key, part))
-    return rows
 
 
 def _verification_section(model: Model, disciplines: tuple[str, ...], max_jobs: int) -> Section:
