@@ -279,7 +279,8 @@ def _key_text(key: tuple) -> str:
 def balance_residuals(process: Process, max_jobs: int,
                       law: Callable[[Hashable], Any] | None = None,
                       partial: bool | None = None, global_balance: bool = True,
-                      label: str | None = None) -> BalanceReport:
+                      label: str | None = None,
+                      progress: Callable[[int, int], None] | None = None) -> BalanceReport:
     r"""Global- and partial-balance residuals of ``law`` for ``process`` on states up to ``max_jobs``.
 
     Parameters
@@ -292,6 +293,7 @@ def balance_residuals(process: Process, max_jobs: int,
         them)
     global_balance : check global balance
     label : the model name shown in the report
+    progress : called as ``progress(done, total)`` while the states are checked
 
     Returns
     -------
@@ -365,7 +367,9 @@ def balance_residuals(process: Process, max_jobs: int,
 
     failures: list[BalanceFailure] = []
     global_count = partial_count = 0
-    for x in inner:
+    for done, x in enumerate(inner):
+        if progress is not None and done % 25 == 0:
+            progress(done, len(inner))
         out_terms: list = []
         out_by_key: dict[tuple, list] = {}
         for t in moves[x]:
@@ -436,7 +440,7 @@ def build_process(model: Model, discipline: str = "collaborative", **options: An
 
 def verify(model: Model | Process, discipline: str = "collaborative", max_jobs: int = 4,
            law: Callable[[Hashable], Any] | None = None, partial: bool | None = None,
-           **options: Any) -> BalanceReport:
+           progress: Callable[[int, int], None] | None = None, **options: Any) -> BalanceReport:
     r"""Check the product form of ``model`` under ``discipline`` by its balance equations.
 
     Parameters
@@ -448,6 +452,7 @@ def verify(model: Model | Process, discipline: str = "collaborative", max_jobs: 
     max_jobs : every valid state with at most this many jobs is checked
     law : an alternative candidate law (callable on states), e.g. to see a wrong one fail
     partial : check the partial-balance families too (default: as in the survey's proof)
+    progress : called as ``progress(done, total)`` while the states are checked
     options : passed to :func:`build_process` (``routing=`` for rais, ...); for ``rais`` a
         user-given routing is *not* rejected here, so that its failure shows in the report
 
@@ -474,7 +479,8 @@ def verify(model: Model | Process, discipline: str = "collaborative", max_jobs: 
             options.setdefault("check_routing", False)
         process = build_process(model, discipline, **options)
         label = model.name or "model"
-    report = balance_residuals(process, max_jobs, law=law, partial=partial, label=label)
+    report = balance_residuals(process, max_jobs, law=law, partial=partial, label=label,
+                               progress=progress)
     report.seconds = time.perf_counter() - start
     routing = getattr(process, "routing_name", None)
     if routing:

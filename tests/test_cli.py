@@ -92,3 +92,13 @@ def test_evaluate_response_time_keeps_functions_exact(capsys):
     assert result["lst"]["3"] == {"exact": "4/(5*theta + 4)"}
     assert result["mean"]["3"]["exact"] == "5/4"
     assert result["cdf"]["3"]["exact"] == "1 - exp(-4*t/5)"
+
+
+def test_verify_reports_progress_and_stays_quiet_off_a_terminal(capsys):
+    import symq
+    calls = []
+    symq.verify(symq.model("w"), "collaborative", max_jobs=4,
+                progress=lambda done, total: calls.append((done, total)))
+    assert calls[0] == (0, 121) and all(total == 121 for _, total in calls)
+    assert main(["verify", "w", "--max-jobs", "2"]) == 0
+    assert capsys.readouterr().err == ""   # stderr is not a terminal here: no progress line

@@ -63,9 +63,26 @@ def register(subparsers) -> None:
                    help="dbm/dbma: waiting servers allowed, K of DBM(K) (default 0; inf for none)")
     p.add_argument("--global-only", action="store_true",
                    help="check global balance only, not the partial-balance families")
+    p.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
     add_set_argument(p)
     add_format_arguments(p)
     p.set_defaults(handler=run)
+
+
+def _progress_line(quiet: bool):
+    """A progress line on stderr for long checks, only on a terminal and without --quiet."""
+    import sys
+    import time
+
+    if quiet or not sys.stderr.isatty():
+        return None
+    start = time.perf_counter()
+
+    def show(done: int, total: int) -> None:
+        if time.perf_counter() - start > 2:
+            sys.stderr.write(f"\rverify: {done}/{total} states checked")
+            sys.stderr.flush()
+    return show
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,8 +95,12 @@ def run(args: argparse.Namespace) -> int:
     options = {"server_buffer": _count("server-buffer")(args.server_buffer)}
     if args.routing:
         options["routing"] = args.routing
+    progress = _progress_line(args.quiet)
     report = verify(model, discipline=args.discipline, max_jobs=max_jobs,
-                    partial=False if args.global_only else None, **options)
+                    partial=False if args.global_only else None, progress=progress, **options)
+    if progress is not None:
+        import sys
+        sys.stderr.write("\r\033[K")
     report.model = base.name or str(args.model)
     report.discipline = args.discipline
     if args.format == "json":
