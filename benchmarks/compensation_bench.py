@@ -22,59 +22,17 @@ import time
 import mpmath
 
 from symq.compensation import asymmetric_jsq, sed, solve, symmetric_jsq
+from symq.compensation.band_chain import band_chain_law
 
 
 def truncated_ctmc(model, tail=1e-15):
-    """Mean number in system from a banded truncated CTMC solved with scipy (double precision)."""
-    import numpy as np
-    from scipy import sparse
-    from scipy.sparse import linalg
-
-    lam, mu1, mu2, q = (float(v) for v in (model.arrival_rate, *model.service_rates,
-                                           model.tie_probability))
+    """Mean number in system from the banded truncated CTMC (double precision) and its size."""
     s = model.s
     total = math.ceil(math.log(tail) / math.log(float(model.load))) + 10
     n1, width = total // (1 + s) + 10, 20 + 17 * s
-    n2 = s * n1 + width
-    a, b = np.meshgrid(np.arange(n1 + 1), np.arange(n2 + 1), indexing="ij")
-    valid = np.abs(b - s * a) <= width
-    a, b = a[valid], b[valid]
-    n = len(a)
-    index = -np.ones((n1 + 2, n2 + 2), dtype=np.int64)
-    index[a, b] = np.arange(n)
-    src, dst, rate = [], [], []
-
-    def add(mask, da, db, r):
-        if r <= 0:
-            return
-        i = np.nonzero(mask)[0]
-        j = index[np.clip(a[i] + da, 0, n1 + 1), np.clip(b[i] + db, 0, n2 + 1)]
-        ok = (j >= 0) & (a[i] + da >= 0) & (b[i] + db >= 0)
-        src.append(i[ok]); dst.append(j[ok]); rate.append(np.full(int(ok.sum()), r))
-
-    left, right = s * (a + 1), b + 1
-    add(left < right, 1, 0, lam)
-    add(left > right, 0, 1, lam)
-    add(left == right, 1, 0, lam * q)
-    add(left == right, 0, 1, lam * (1 - q))
-    add(a > 0, -1, 0, mu1)
-    add(b > 0, 0, -1, mu2)
-    src, dst, rate = np.concatenate(src), np.concatenate(dst), np.concatenate(rate)
-    out = np.bincount(src, weights=rate, minlength=n)
-    rows = np.concatenate([dst, np.arange(n)])
-    cols = np.concatenate([src, np.arange(n)])
-    vals = np.concatenate([rate, -out])
-    keep = rows != 0
-    rows = np.concatenate([rows[keep], np.zeros(n, dtype=np.int64)])
-    cols = np.concatenate([cols[keep], np.arange(n)])
-    vals = np.concatenate([vals[keep], np.ones(n)])
-    mat = sparse.csc_matrix((vals, (rows, cols)), shape=(n, n))
-    rhs = np.zeros(n)
-    rhs[0] = 1.0
-    lu = linalg.splu(mat)
-    x = lu.solve(rhs)
-    x += lu.solve(rhs - mat @ x)
-    return float(np.sum(x * (a + b))), n
+    law, mean = band_chain_law(model.arrival_rate, *model.service_rates, s,
+                               model.tie_probability, n1, width)
+    return mean, len(law)
 
 
 def timed(f, repeat=3):
