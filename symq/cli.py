@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import pkgutil
 import sys
 from typing import Any, Mapping, Sequence
@@ -17,63 +16,21 @@ from typing import Any, Mapping, Sequence
 import sympy
 
 from . import commands
-from .catalog import BUILTIN_DESCRIPTIONS, model as load_model
-from .errors import ModelError, SymqError
+from .catalog import BUILTIN_DESCRIPTIONS
+from .commands.common import (CommandParser, add_format_arguments, add_set_argument, emit_json,
+                              model_with_values, parse_settings, run_handler)
+from .errors import ModelError
 from .model import Model
 from .nested import is_nested, nesting_tree
 from .quantities import (DISCIPLINES, QUANTITIES, Evaluated, derive, evaluate, flatten_result,
                          handler_for)
-from .rates import parse_rate
 from .stability import stability_conditions, stability_report
 
 __all__ = ["main", "build_parser", "parse_settings", "add_format_arguments", "emit_json"]
 
 
 # ---------------------------------------------------------------------------- shared helpers
-def add_format_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--format text|latex|json`` and ``--json``, accepted by every command."""
-    parser.add_argument("--format", choices=("text", "latex", "json"), default="text",
-                        help="output format (default: text)")
-    parser.add_argument("--json", dest="format", action="store_const", const="json",
-                        help="short for --format json")
-
-
-def add_set_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--set", dest="settings", action="append", default=[], metavar="NAME=VALUE",
-                        help="substitute an exact value (3/10, 2, 0.25 read as 1/4) for a symbol")
-
-
-def parse_settings(settings: Sequence[str]) -> dict[str, str]:
-    """``["lambda_1=3/10", ...]`` to ``{"lambda_1": "3/10"}``, with exact, positive values.
-
-    Raises
-    ------
-    ModelError
-        A setting without ``=``, an empty name, a value that is not exact and positive, a name
-        given twice.
-    """
-    values: dict[str, str] = {}
-    for item in settings:
-        name, sep, value = item.partition("=")
-        name = name.strip()
-        if not sep or not name:
-            raise ModelError(f"--set {item!r}: write NAME=VALUE, e.g. --set lambda_1=3/10")
-        if name in values:
-            raise ModelError(f"--set {name} is given twice; give each symbol one value")
-        values[name] = str(parse_rate(value, f"--set {name}"))
-    return values
-
-
-def emit_json(data: Any) -> None:
-    print(json.dumps(data, indent=2))
-
-
-def _model_with_values(args: argparse.Namespace) -> tuple[Model, Model, dict[str, str]]:
-    base = load_model(args.model)
-    values = parse_settings(getattr(args, "settings", []))
-    return base, (base.substitute(values) if values else base), values
-
-
+# (argument helpers, --set parsing, JSON output and error printing live in symq.commands.common)
 def _label(args: argparse.Namespace, model: Model) -> str:
     return model.name or str(args.model)
 
@@ -127,7 +84,7 @@ def _show_data(model: Model, label: str) -> dict[str, Any]:
 
 
 def _run_show(args: argparse.Namespace) -> int:
-    _, model, _ = _model_with_values(args)
+    _, model, _ = model_with_values(args)
     data = _show_data(model, _label(args, model))
     if args.format == "json":
         emit_json(data)
@@ -175,7 +132,7 @@ def _shape(result: Any, leaf) -> Any:
 
 
 def _run_derive(args: argparse.Namespace) -> int:
-    _, model, values = _model_with_values(args)
+    _, model, values = model_with_values(args)
     _, method = handler_for(model, args.quantity, args.discipline)
     result = derive(model, args.quantity, args.discipline)
     if args.format == "json":
@@ -190,7 +147,7 @@ def _run_derive(args: argparse.Namespace) -> int:
 
 
 def _run_evaluate(args: argparse.Namespace) -> int:
-    _, model, values = _model_with_values(args)
+    _, model, values = model_with_values(args)
     if not model.is_numeric:
         missing = ", ".join(sorted(s.name for s in model.symbols))
         raise ModelError(f"evaluate needs a value for every symbol; missing: {missing} "
@@ -225,16 +182,9 @@ def _digits(text: str) -> int:
     return value
 
 
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose usage errors are one line on stderr with exit status 2."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"symq: error: {message} (see: {self.prog} --help)\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser, with the discovered subcommands of :mod:`symq.commands`."""
-    parser = _Parser(prog="symq", description="Exact, symbolic queueing theory "
+    parser = CommandParser(prog="symq", description="Exact, symbolic queueing theory "
                                      "for FCFS models with compatibility graphs.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
@@ -265,7 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
-        module.register(sub)
+        if hasattr(module, "register"):  # helper modules such as commands.common register nothing
+            module.register(sub)
     return parser
 
 
@@ -276,20 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as stop:
         return int(stop.code or 0)
-    try:
-        return int(args.handler(args) or 0)
-    except SymqError as error:
-        print(f"symq: error: {error}", file=sys.stderr)
-        return 2
-    except RecursionError:
-        print("symq: error: the model is too large for this computation", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:  # output piped into a command that stopped reading (e.g. head)
-        import os
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+    return run_handler(args.handler, args)
 
 
 if __name__ == "__main__":

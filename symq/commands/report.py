@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 
 from ..catalog import model as load_model
-from ..cli import add_set_argument, emit_json, parse_settings
+from .common import add_set_argument, emit_json, parse_settings
 from ..quantities import DISCIPLINES
 from ..report import build_report, render_latex, render_markdown
 

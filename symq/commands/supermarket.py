@@ -22,7 +22,7 @@ from typing import Any
 import sympy
 
 from ..catalog import model as load_model
-from ..cli import add_format_arguments, add_set_argument, emit_json, parse_settings
+from .common import add_format_arguments, add_set_argument, emit_json, parse_settings
 from ..errors import ModelError
 from ..numeric import decimal_string
 from ..supermarket import Decomposition, certify_decomposition, decompose, decomposition_latex

@@ -27,7 +27,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..cli import add_format_arguments, emit_json
+from .common import add_format_arguments, emit_json
 from ..errors import ModelError
 from ..graphs import FILTERS
 from ..sweep import CHECKS, SweepSummary, make_executor, sweep

@@ -18,7 +18,7 @@ import argparse
 import sympy
 from sympy.polys.fields import field
 
-from ..cli import add_format_arguments, emit_json
+from .common import add_format_arguments, emit_json
 from ..errors import ModelError
 from ..uninformed import (all_busy_probability, busy_probability, check_certificate,
                           empty_probability, mean_number, theorem_2_1_certificates,

@@ -44,7 +44,7 @@ def _count(name: str):
 
 def register(subparsers) -> None:
     """Add the ``verify`` subcommand."""
-    from ..cli import add_format_arguments, add_set_argument
+    from .common import add_format_arguments, add_set_argument
 
     p = subparsers.add_parser(
         "verify", help="balance residuals of the product form on all states with <= N jobs",
@@ -86,7 +86,7 @@ def _progress_line(quiet: bool):
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cli import emit_json, parse_settings
+    from .common import emit_json, parse_settings
 
     base = load_model(args.model)
     values = parse_settings(args.settings)
