@@ -1,5 +1,6 @@
-"""Nested closed forms (Thm 4.5-4.8): response-time laws against mean-response-time, the truncated
-CTMC sojourn-time law, the general DPs, and a 200-server tree."""
+"""Nested closed forms (Thm 4.5-4.8) against routes that share no code with symq.nested: the
+general subset DP (forced, not the nested shortcut), the truncated CTMC of the verbal model (mean
+numbers, sojourn-time law), and hand-computed tree formulas for a 200-server tree."""
 
 from fractions import Fraction
 
@@ -17,16 +18,48 @@ from symq.model import Model
 from symq.nested import (collaborative_response_time, nested_noncollaborative_response_time,
                          nested_queueing_time_given_busy)
 
+from routes import ctmc_means, general_collaborative_values, truncation_bounds
+
 
 @pytest.mark.parametrize("name,values", [
     ("n", {}), ("w", {}),
     ("nested", {"lambda_1": "1/10", "lambda_2": "1/5", "lambda_3": "1/7", "lambda_4": "1/4",
                 "lambda_5": "1/9", "mu_1": 1, "mu_2": "3/4", "mu_3": "5/4"})])
-def test_response_time_means_equal_mean_response_time(name, values):
+def test_response_time_means_equal_general_dp_means(name, values):
+    """E T_c of the nested law (Thm 4.5) = L_c / lambda_c of the general subset DP (Little)."""
     m = symq.model(name).substitute(values) if values else symq.model(name)
-    means = nz.mean_response_time(m)["per_class"]
+    general = general_collaborative_values(m)["L"]
     for c in m.classes:
-        assert sympy.cancel(collaborative_response_time(m, c).mean() - means[c]) == 0
+        expected = general[c] / m.arrival_rates[c]
+        assert sympy.cancel(collaborative_response_time(m, c).mean() - expected) == 0, c
+        assert sympy.cancel(nz.mean_response_time(m)["per_class"][c] - expected) == 0, c
+
+
+FOUR_SERVER_TREE = {"compatibility": {"1": ["1"], "2": ["1", "2"], "3": ["3", "4"],
+                                      "4": ["1", "2", "3", "4"]},
+                    "service_rates": {"1": 1, "2": "1/2", "3": "2/3", "4": 1}}
+
+
+@pytest.mark.parametrize("m", [
+    symq.model("w").substitute({"lambda_1": "1/40", "lambda_2": "1/40", "lambda_3": "1/20",
+                                "mu_1": "1", "mu_2": "4/5"}),
+    Model(arrival_rates={"1": "1/40", "2": "1/20", "3": "1/30", "4": "1/24"}, **FOUR_SERVER_TREE)],
+    ids=["w", "tree4"])
+def test_nested_closed_forms_against_truncated_ctmc(m):
+    """P(empty), P(server idle), E T_c of the nested closed forms against the truncated chain of
+    the verbal collaborative model, within the M/M/1-domination truncation bound."""
+    max_jobs = 5
+    prob, mean = truncation_bounds(m, max_jobs)
+    chain = ctmc_means(m, "collaborative", max_jobs)
+    assert abs(float(symq.nested_empty_probability(m)) - chain["empty"]) <= prob
+    assert abs(float(nz.empty_probability(m)) - chain["empty"]) <= prob
+    idle = nz.server_idle_probability(m)["per_server"]
+    for s in m.servers:
+        assert abs(float(idle[s]) - chain["idle"][s]) <= prob, s
+    for c in m.classes:
+        lam = float(m.arrival_rates[c])
+        t = float(collaborative_response_time(m, c).mean())
+        assert abs(t - chain["L"][c] / lam) <= mean / lam, c
 
 
 def test_w_model_laws_of_section_4():
@@ -107,15 +140,43 @@ def test_nested_200_servers_closed_forms_match_tree_formulas():
     m = Model(compatibility=compatibility,
               arrival_rates={c: Fraction(1, 10) if c.startswith("leaf") else Fraction(1, 20)
                              for c in compatibility}, service_rates={s: 1 for s in servers})
-    p0 = nz.empty_probability(m)
-    assert p0 == symq.nested_empty_probability(m)
-    idle = nz.server_idle_probability(m)["per_server"]["1"]
-    # P(1 idle) = (1 - rho_leaf)(1 - rho_pair)(1 - rho_all)
+    # hat mu_S = mu(S) - lambda(R(S)) + lambda_S, by hand: a leaf 1; a pair 2 - 2/10; the root
+    # 200 - 200/10 - 100/20 (its own 1/20 cancels)
     lam_all = Fraction(1, 20)
     rho_leaf = Fraction(1, 10)
     rho_pair = Fraction(1, 20) / (2 - Fraction(2, 10))
-    rho_all = lam_all / (200 - 20 - 5)  # hat mu = mu(S) - lambda(R(S)) + lambda_S
+    rho_all = lam_all / (200 - 20 - 5)
+    p0 = (1 - rho_leaf) ** 200 * (1 - rho_pair) ** 100 * (1 - rho_all)
+    assert nz.empty_probability(m) == p0
+    assert symq.nested_empty_probability(m) == p0
+    idle = nz.server_idle_probability(m)["per_server"]["1"]
+    # P(1 idle) = (1 - rho_leaf)(1 - rho_pair)(1 - rho_all)
     assert idle == (1 - rho_leaf) * (1 - rho_pair) * (1 - rho_all)
+    # E T_leaf = 1/(hat mu - lambda) + the M/M/1 waits of the ancestors, rho/(hat mu - lambda)
+    wait_pair = rho_pair / (Fraction(18, 10) - Fraction(1, 20))
+    wait_all = rho_all / (175 - lam_all)
+    t_leaf = 1 / (1 - rho_leaf) + wait_pair + wait_all
+    assert nz.mean_response_time(m)["per_class"]["leaf1"] == t_leaf
+    assert collaborative_response_time(m, "leaf1").mean() == t_leaf
+
+
+def test_nested_tree_of_the_200_server_shape_against_general_dp():
+    """The same shape with 6 servers (leaves, pairs, root): nested route = general subset DP."""
+    servers = [str(j) for j in range(1, 7)]
+    compatibility = {f"leaf{j}": [j] for j in servers}
+    compatibility.update({f"pair{k}": servers[2 * k:2 * k + 2] for k in range(3)})
+    compatibility["all"] = servers
+    m = Model(compatibility=compatibility,
+              arrival_rates={c: Fraction(1, 10) if c.startswith("leaf") else Fraction(1, 20)
+                             for c in compatibility},
+              service_rates={s: Fraction(j + 2, 4) for j, s in enumerate(servers)})
+    general = general_collaborative_values(m)
+    assert nz.empty_probability(m) == general["empty"]
+    assert symq.nested_empty_probability(m) == general["empty"]
+    assert nz.server_idle_probability(m)["per_server"] == general["idle"]
+    assert nz.mean_number(m)["per_class"] == general["L"]
+    for c in m.classes:
+        assert collaborative_response_time(m, c).mean() == general["L"][c] / m.arrival_rates[c]
 
 
 def test_nested_general_dp_agrees_on_a_4_server_tree():

@@ -9,6 +9,8 @@ import symq
 from symq.cli import main
 from symq.quantities import derive, handler_for
 
+from routes import general_collaborative_values
+
 SETTINGS = {
     "n": {"lambda_1": "3/4", "lambda_2": "1/2", "mu_1": "3/2", "mu_2": "1"},
     "w": {"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4", "mu_1": "1", "mu_2": "4/5"},
@@ -114,6 +116,12 @@ def test_response_time_means_match_mean_response_time(name, discipline, values):
     means = derive(m, "mean-response-time", discipline)["per_class"]
     for c in m.classes:
         assert sympy.cancel(laws["mean"][c] - means[c]) == 0
+    if discipline == "collaborative":
+        # nested models: both quantities above come from the nesting tree; the general subset
+        # DP shares no code with it
+        general = general_collaborative_values(m)["L"]
+        for c in m.classes:
+            assert sympy.cancel(laws["mean"][c] - general[c] / m.arrival_rates[c]) == 0, c
 
 
 def test_response_time_unavailable_is_a_clear_error(capsys):

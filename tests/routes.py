@@ -1,0 +1,60 @@
+"""Second routes shared by several test files (not a test module).
+
+* :func:`general_collaborative_values` forces the general subset DP of the collaborative model,
+  bypassing the structured shortcuts (nested closed form, redundancy symmetry), so that a test
+  compares a shortcut with an algorithm that shares none of its code.
+* :func:`ctmc_means` solves the truncated chain of the verbal model (symq.ctmc) and returns
+  P(empty), P(server idle) and per-class mean numbers, with the truncation bound of
+  :func:`truncation_bounds`.
+"""
+
+from fractions import Fraction
+
+import sympy
+
+from symq import ctmc
+from symq import normalization as nz
+
+
+def general_collaborative_values(model):
+    """``{"empty", "idle", "L"}`` of the collaborative model by the general subset DP (sympy)."""
+    graph = nz._Graph(model)
+    values = nz._collaborative_values(graph, True)
+    expr = graph.arith.expr
+    return {"empty": sympy.factor(expr(values["empty"])),
+            "idle": {s: sympy.factor(expr(v)) for s, v in values["idle"].items()},
+            "L": {c: sympy.factor(expr(v)) for c, v in values["L"].items()}}
+
+
+def truncation_bounds(model, max_jobs):
+    r"""Bounds on how far the law truncated at ``max_jobs`` moves a probability and a mean count.
+
+    In every discipline the oldest job is in service, so while the system is non-empty jobs
+    leave at rate >= m = min_j mu_j and the job count N is dominated by an M/M/1 queue of load
+    r = lambda/m: P(N > n) <= q = r^(n+1). Blocking at n jobs conditions the law on N <= n, so a
+    probability moves by at most q/(1-q) and the mean of a count X <= N by at most
+    E[N] q/(1-q) + E[N; N > n] <= r/(1-r) q/(1-q) + q (n+1+r/(1-r)).
+    """
+    r = Fraction(str(model.arrival_rate())) / min(Fraction(str(v))
+                                                  for v in model.service_rates.values())
+    assert r < 1, "the truncation bound needs lambda < min mu_j"
+    q = r ** (max_jobs + 1)
+    prob = q / (1 - q)
+    mean = r / (1 - r) * prob + q * (max_jobs + 1 + r / (1 - r))
+    return float(prob) + 1e-9, float(mean) + 1e-9
+
+
+def ctmc_means(model, discipline, max_jobs, **options):
+    """P(empty), P(server idle) and per-class mean numbers of the truncated verbal chain."""
+    law = ctmc.truncated_stationary(model, discipline, max_jobs, exact=False, **options)
+    empty = float(ctmc.empty_mass(law))
+    idle = {s: 0.0 for s in model.servers}
+    means = {c: 0.0 for c in model.classes}
+    for state, p in law.items():
+        busy = ctmc.busy_servers(model, state)
+        for s in model.servers:
+            if s not in busy:
+                idle[s] += p
+        for c, k in ctmc.class_counts(state).items():
+            means[c] += k * p
+    return {"empty": empty, "idle": idle, "L": means}
