@@ -24,6 +24,7 @@ import sympy
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from symq.symmetric import elementary_symmetric_sum  # noqa: E402
+from _verdict import claim  # noqa: E402
 from symq.uninformed import (all_busy_probability, balance_failures,  # noqa: E402
                              busy_idle_probability, busy_probability_by_states, empty_probability,
                              same_rational_function, state_weight, uninformed_queue,
@@ -266,6 +267,54 @@ def check_chain_matches_text(queue):
     return True
 
 
+
+# ------------------------------------------------------------------ counterexamples in numbers
+def counterexample_values(queue, l="1", m="2"):
+    """Exact values of both sides of E6, E8 and of the E9 equation of state 2^n - 1, printed and
+    corrected, on a numeric queue: ``{label: (printed left, printed right, true left, corrected
+    right)}`` (for E9: the residual of the printed equation and of the corrected one; 0 = holds)."""
+    n, lam = queue.size, queue.arrival_rate
+    p0 = empty_probability(queue)
+    mu_l, mu_m = queue.rate(l), queue.rate(m)
+    p_l, p_m = busy_probability_by_states(queue, l), busy_probability_by_states(queue, m)
+    rest = _inverse(queue, (l, m))
+    total = _sum_k(queue, lambda k: _coefficient(n, k) * lam ** k
+                   * elementary_symmetric_sum(rest, k - 2))
+    big_p = all_busy_probability(queue)
+    out = {
+        "E6": (mu_l * p_l - mu_m * p_l, _effective_rhs(queue, l, m, lam / mu_l),
+               mu_l * p_l - mu_m * p_m, _effective_rhs(queue, l, m, lam)),
+        "E8": (mu_l * p_l - mu_m * p_l, (1 / mu_m - 1 / mu_l) * total + (mu_l - mu_m) * big_p,
+               mu_l * p_l - mu_m * p_m, (1 / mu_m - 1 / mu_l) * total * p0 + (mu_l - mu_m) * big_p),
+    }
+    everyone = frozenset(queue.servers)
+    full = state_weight(queue, everyone) * p0
+    outflow = (lam + queue.total_rate) * full
+    arrivals = sum(lam * state_weight(queue, everyone - {j}) * p0 for j in everyone)
+    queue_term = queue.total_rate * state_weight(queue, everyone, 1) * p0
+    out["E9"] = (outflow - arrivals, 0, outflow - arrivals - queue_term, 0)
+    out["E6'"] = (out["E6"][2], out["E6"][1], out["E6"][2], out["E6"][3])
+    return {k: tuple(sympy.simplify(v) for v in vals) for k, vals in out.items()}
+
+
+def print_counterexamples():
+    """The smallest counterexamples in numbers (l = 1, m = 2): n = 2, lambda = 1, mu = (2, 1);
+    n = 3, mu = (3, 2, 1) (where the prefactor of E6 matters: at n = 2 its sum is 0); tied rates
+    mu = (1, 1) and (1, 1, 1); a heavy load lambda = 299/100 close to mu^n = 3. Each line gives
+    the printed left and right sides, then the true left side and the corrected right side."""
+    cases = [("generic", 1, (2, 1)), ("generic3", 1, (3, 2, 1)), ("tied", 1, (1, 1)),
+             ("tied3", 1, (1, 1, 1)), ("heavy", sympy.Rational(299, 100), (2, 1))]
+    ok = True
+    for case, lam, rates in cases:
+        queue = uninformed_queue(len(rates), arrival_rate=lam, service_rates=list(rates))
+        for label, (pl, pr, tl, tr) in counterexample_values(queue).items():
+            ok &= tl == tr or label == "E6'"
+            claim(f"Cab-{label}-{case}", pl == pr,
+                  f"n = {len(rates)}, lambda = {lam}, mu = {rates}: printed {pl} vs {pr}; true "
+                  f"{tl}, corrected {tr}")
+    return ok
+
+
 CHECKS = [
     ("E1", "state law p_i (proof of Thm 2.1, from [2])", check_state_law, None),
     ("E2", "p_i with l busy, m idle, k-1 others busy", check_state_with_l_busy_m_idle, None),
@@ -328,11 +377,12 @@ def main(argv=None) -> str:
     print(r"\texttt{E11} & " + ("holds" if chain_ok else "FAILS")
           + r" & - & - \\  % transition rates lambda/(n - |S|) of section 2.2.1")
     print(r"\end{tabular}")
+    numbers_ok = print_counterexamples()
     # E6' and E8' are diagnostics (which part of E6/E8 is wrong); for n = 2 the sums they test
     # vanish, so they may hold there. They do not enter the verdict.
     broken = [b for b in broken if b not in ("E6'", "E8'")]
     printed_fail = [b for b in printed_fail if b not in ("E6'", "E8'")]
-    if not index_ok or not chain_ok or broken:
+    if not index_ok or not chain_ok or broken or not numbers_ok:
         verdict = "NOT VERIFIED"
     elif printed_fail:
         verdict = "FAILS AS PRINTED; VERIFIED AFTER CORRECTION: " + "; ".join(corrections)

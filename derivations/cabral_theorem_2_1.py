@@ -46,6 +46,7 @@ from symq.uninformed import (balance_failures, check_certificate,  # noqa: E402
                              rais_aggregated_weight, rais_product_form_weight,
                              same_rational_function, state_weight, theorem_2_1_certificates,
                              theorem_2_1_differences, uninformed_queue)
+from _verdict import finish
 
 
 def law_checks(n: int) -> tuple[bool, bool]:
@@ -127,9 +128,7 @@ def main(argv=None) -> str:
         print(f"% n = {n}: reversed (false) inequalities: {reversed_found} certificates found "
               "(must be 0)")
         ok = ok and reversed_found == 0
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ import mpmath
 
 from symq.compensation import asymmetric_jsq, sed, solve, symmetric_jsq
 from symq.compensation.band_chain import band_chain_law
+from _verdict import finish
 
 
 def truncated_chain_values(model, size: int):
@@ -44,9 +45,7 @@ def main() -> str:
               f"E[N] = {mpmath.nstr(result.mean_number, 25)}; chain rel. diff "
               f"{rel_empty:.1e}, {rel_mean:.1e}; 30 vs 40 digits agree: {digits_agree}")
         ok &= good
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ import symq
 from symq.supermarket import (brute_force_decomposition, certify_decomposition, decompose,
                               decomposition_latex)
 
+from _verdict import finish
+
 TWO_STATIONS = """
 [classes.a]
 arrival_rate = "4"
@@ -60,10 +62,8 @@ def main() -> str:
         print(f"% {name}: clusters {[c.stations for c in flow.clusters]}, drifts "
               f"{[str(c.drift) for c in flow.clusters]}; brute force agrees: {same}")
         ok &= same
-    verdict = ("FAILS AS PRINTED; VERIFIED AFTER CORRECTION: the weighted cluster average uses "
-               "H(D) = sum 1/w_j, not the number of stations of D") if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(False, correction="the weighted cluster average uses H(D) = sum 1/w_j, not the "
+                  "number of stations of D", corrected=ok)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from symq.balance import verify
 from symq.processes import ClosedTokenNetwork
 
 from _survey_common import frac
+from _verdict import finish
 
 NETWORKS = {
     "chain": ({"1": ["x"], "2": ["x", "y"], "3": ["y", "z"]}, {"x": ["1"], "y": ["1", "2"],
@@ -57,9 +58,7 @@ def main() -> str:
         same = len(law) == len(numeric.states(3)) and all(law[s] == terms[s] / total for s in law)
         print(f"% {name}: exact law of the whole chain ({len(law)} states) = product form: {same}")
         ok &= same
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

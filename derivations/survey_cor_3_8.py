@@ -23,6 +23,7 @@ import sympy
 import symq
 from symq import ctmc
 from symq.normalization import empty_probability, server_idle_probability
+from _verdict import finish
 
 RATES = {
     "n": {"lambda_1": "1/4", "lambda_2": "1/3", "mu_1": 1, "mu_2": "1/2"},
@@ -73,9 +74,7 @@ def main() -> str:
     k = "1"
     m = symq.model("n")
     print(rf"\psi_{k} = " + sympy.latex(sympy.factor(server_idle_probability(m)["per_server"][k])))
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import sympy
 from symq import ctmc
 
 from _survey_common import collaborative_law, example, flexible_examples, frac
+from _verdict import finish
 
 CAP = {"n": 8, "w": 6, "nested": 5, "ring:3+J": 5}
 
@@ -49,9 +50,7 @@ def main() -> str:
         print(f"% {name}: J = {flexible}, rho_J = {rho}, {len(law)} states, eps = {float(eps):.1e}: "
               f"geom(1-rho_J) inside for k=0..3: {good}; geom(1-lambda_J/mu) inside: {bad}")
         ok &= good and not bad
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

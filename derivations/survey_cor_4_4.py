@@ -27,6 +27,7 @@ from symq.normalization import collaborative_empty_probability
 
 from _survey_common import (Rates, collaborative_law, collaborative_tagged, example,
                             flexible_examples, inside, interval, show, FLEXIBLE_RATES)
+from _verdict import finish
 
 CAP = {"n": 7, "w": 5, "nested": 4, "ring:3+J": 4}
 
@@ -66,9 +67,7 @@ def main() -> str:
                   f"{show(response[1])}], stated {show(stated_t)}; T_JQ in [{show(wait[0])}, "
                   f"{show(wait[1])}], stated {show(stated_q)}")
         ok &= good
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

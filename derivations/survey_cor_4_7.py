@@ -23,6 +23,7 @@ from symq.nested import nested_queueing_time_given_busy
 
 from _survey_common import (Rates, collaborative_law, inside, interval, lst_value,
                             noncollaborative_tagged, FLEXIBLE_RATES)
+from _verdict import finish
 
 CAP = {"w": 6, "nested": 5}
 
@@ -59,9 +60,7 @@ def main() -> str:
         print(f"% {name}: {cases} (class, busy set) cases, stated law inside every interval: "
               f"{good}; Thm 4.6's law excluded in the {excluded} cases where it differs")
         ok &= good and excluded > 0
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

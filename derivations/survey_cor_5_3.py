@@ -28,6 +28,7 @@ from symq.normalization import normalizing_constant
 from symq.processes.noncollaborative import canonical_routing, maxflow_routing, uniform_routing
 
 from _survey_common import aggregate, busy_and_queue, noncollaborative_law, routing_function
+from _verdict import finish
 
 RATES = {
     "w": {"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4", "mu_1": 1, "mu_2": "4/5"},
@@ -69,9 +70,7 @@ def main() -> str:
         print(f"% {name}: sum over idle orders of Thm 5.2 (corrected) = Thm 5.1, symbolically: {good}")
         ok &= good
     print(r"\sum_{\vec s}\pi^{ALIS}{}'(\vec s,\vec b,\vec n)=\pi^{RAIS}{}'(\vec b,\vec n)")
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

@@ -24,37 +24,11 @@ Run: ``python derivations/survey_cor_5_6.py``
 from fractions import Fraction
 
 import symq
-from symq.distributions import ExponentialMixture
 
+from _collaborative_waiting import CAP, RATES, THETAS, check, printed_law
 from _survey_common import (Rates, collaborative_in_service_law, collaborative_tagged, inside,
                             lst_value, show)
-
-RATES = {
-    "n": {"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": 1, "mu_2": 1},
-    "w": {"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4", "mu_1": 1, "mu_2": "4/5"},
-    "ring:3": {"lambda_1": "1/5", "lambda_2": "1/4", "lambda_3": "1/5", "mu_1": 1, "mu_2": "3/4",
-               "mu_3": 1},
-}
-CAP = {"n": 7, "w": 5, "ring:3": 4}
-THETAS = (Fraction(1, 2), Fraction(2))
-
-
-def printed_law(rates: Rates, job_class: str, served, first: str = "min") -> ExponentialMixture:
-    """Cor 5.6 as printed; ``first`` "min" (arg min{j : S_i inside S(d_1..d_j)}) or "max"
-    (arg max{j : S(d_j) meets S_i}, the second printed form read with an intersection)."""
-    need = rates.sets[job_class]
-    prefixes, taken = [], frozenset()
-    for d in served:
-        taken = taken | rates.sets[d]
-        prefixes.append(taken)
-    if not need <= taken:
-        return ExponentialMixture.zero()
-    if first == "min":
-        f = next(j for j, x in enumerate(prefixes) if need <= x)
-    else:
-        f = max(j for j, d in enumerate(served) if rates.sets[d] & need)
-    return ExponentialMixture.hypoexponential([rates.r(x) for x in prefixes[f:]])
-
+from _verdict import finish
 
 def main() -> str:
     cases = failures = 0
@@ -92,20 +66,14 @@ def main() -> str:
     print(f"% W, class 1, d = (1, 3): arg min and arg max forms of f differ: {differ}")
     print(f"% the printed conditional law is outside the interval in {failures} of {cases} "
           "(class, d) cases")
-    from survey_cor_5_7 import check  # the correction: the unconditional mixture (Cor 5.7)
     corrected = all(check(name, verbose=False) for name in RATES)
     print(f"% corrected: the P(d)-mixture with the arg min f lies in the unconditional tagged-job "
           f"interval for every class, the arg max variant outside: {corrected}")
-    if failures == 0 and not differ:
-        verdict = "VERIFIED"
-    elif failures and differ and corrected:
-        verdict = ("FAILS AS PRINTED; VERIFIED AFTER CORRECTION: true only unconditionally, as "
-                   "the P(d)-mixture of Cor 5.7, with f = min{j : S_i inside S(d_1..d_j)} (the "
-                   "arg max form of f is wrong)")
-    else:
-        verdict = "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(failures == 0 and not differ,
+                  correction=("true only unconditionally, as "
+                              "the P(d)-mixture of Cor 5.7, with f = min{j : S_i inside S(d_1..d_j)} (the "
+                              "arg max form of f is wrong)"),
+                  corrected=failures and differ and corrected)
 
 
 if __name__ == "__main__":

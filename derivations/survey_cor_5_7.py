@@ -16,49 +16,11 @@ server of S_i) must fall outside where it differs (W, class 1).
 Run: ``python derivations/survey_cor_5_7.py``
 """
 
-from fractions import Fraction
-
 import symq
-from symq.distributions import ExponentialMixture
-from symq.normalization import collaborative_empty_probability
 
-from _survey_common import (Rates, collaborative_law, collaborative_tagged, frac,
-                            in_service_probability, inside, interval, lst_value, show)
-from survey_cor_5_6 import RATES, printed_law
-
-CAP = {"n": 7, "w": 5, "ring:3": 4}
-THETAS = (Fraction(1, 2), Fraction(2))
-
-
-def mixture(rates: Rates, p_d: dict, job_class: str, first: str = "min") -> ExponentialMixture:
-    return ExponentialMixture.mixture([(p, printed_law(rates, job_class, d, first))
-                                       for d, p in p_d.items()])
-
-
-def check(name: str, verbose: bool = True) -> bool:
-    """The mixture inside the unconditional interval for every class of model ``name``; the
-    arg max variant outside wherever it differs."""
-    model = symq.model(name).substitute(RATES[name])
-    rates = Rates(model)
-    p_d = in_service_probability(rates, frac(collaborative_empty_probability(model)))
-    law, eps = collaborative_law(model, CAP[name])
-    ok = True
-    for i in model.classes:
-        right, wrong = mixture(rates, p_d, i), mixture(rates, p_d, i, "max")
-        differs = right.components != wrong.components
-        excluded = not differs
-        for t in THETAS:
-            bounds = interval(law, eps, collaborative_tagged(rates, i, t, "service"))
-            value = lst_value(right.lst(), t)
-            ok &= inside(value, bounds)
-            excluded |= not inside(lst_value(wrong.lst(), t), bounds)
-            if verbose and t == THETAS[0]:
-                variant = ("is the same" if not differs else
-                           "differs and is excluded" if excluded else "differs, NOT excluded")
-                print(f"% {name}, class {i}: mixture {show(value)} in [{show(bounds[0])}, "
-                      f"{show(bounds[1])}]; arg max variant {variant}")
-        ok &= excluded
-    return ok
+from _collaborative_waiting import RATES, check, printed_law
+from _survey_common import Rates
+from _verdict import finish
 
 
 def main() -> str:
@@ -67,9 +29,7 @@ def main() -> str:
     rates_w = Rates(w.substitute(RATES["w"]))
     print(r"T_{1Q} \sim \sum_{\vec d} P(\vec d)\, T_{1Q}(\vec d),\quad "
           + printed_law(rates_w, "1", ("3",)).latex(r"T_{1Q}(\vec d=(3))"))
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from symq.balance import verify
 from symq.processes import GeneralMatching
 
 from _survey_common import frac
+from _verdict import finish
 
 DIAMOND = [(0, 1), (0, 2), (1, 2), (1, 3), (2, 3)]
 P = {0: Fraction(20, 62), 1: Fraction(21, 62), 2: Fraction(11, 62), 3: Fraction(10, 62)}
@@ -65,9 +66,7 @@ def main() -> str:
     print(rf"\pi^{{GM}}_{{\rm diamond}}(\emptyset) = {latex(Rational(library.numerator, library.denominator))}"
           f"  % geometric series: {second}")
     ok &= library == second
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import random
 from fractions import Fraction
 
 import sympy
+from _verdict import finish
 
 
 def main() -> str:
@@ -62,9 +63,7 @@ def main() -> str:
         inside &= abs(counts[k] / n - prob) <= 5 * math.sqrt(prob * (1 - prob) / n)
     print(f"% simulation ({n} splittings, seed 41) within 5 standard deviations: {inside}")
     ok &= inside
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ import symq
 from symq import ctmc
 
 from _survey_common import Rates, noncollaborative_law
+from _verdict import finish
 
 RATES = {
     "n": {"lambda_1": "1/4", "lambda_2": "1/3", "mu_1": 1, "mu_2": "1/2"},
@@ -124,9 +125,7 @@ def main() -> str:
             checks.append({q: p / total for q, p in part.items()} == target)
         print(f"% {name}: {len(law)} states, {len(by_idle)} idle sets, exact equality: {all(checks)}")
         ok &= all(checks)
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from symq.balance import verify
 from symq.processes import PairedMatching
 
 from _survey_common import frac
+from _verdict import finish
 
 RATES = {
     "n": {"lambda_1": "1/3", "lambda_2": "2/3", "mu_1": "1/2", "mu_2": "1/2"},
@@ -56,9 +57,7 @@ def main() -> str:
         same = all(law[s] == terms[s] / total for s in law)
         print(f"% {name}: exact truncated chain ({len(law)} states) = restricted product form: {same}")
         ok &= same
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from symq import ctmc
 from symq.aggregated import collaborative_partial_law
 
 from _survey_common import Rates, aggregate, frac, one_ratio
+from _verdict import finish
 
 RATES = {
     "n": {"lambda_1": "1/4", "lambda_2": "1/3", "mu_1": 1, "mu_2": "1/2"},
@@ -80,16 +81,11 @@ def main() -> str:
               f"admits never-visited {extra[:3]}{' ...' if len(extra) > 3 else ''}")
         printed_ok &= formula and printed == visited
         corrected_ok &= formula and corrected == visited
-    if printed_ok:
-        verdict = "VERIFIED"
-    elif corrected_ok:
-        verdict = ("FAILS AS PRINTED; VERIFIED AFTER CORRECTION: the validity condition must be "
-                   "S_{d_i} not inside S(d_1..d_{i-1}), not d_i not in d_{i-1} (d = (3, 1) in W "
-                   "has probability 0)")
-    else:
-        verdict = "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(printed_ok,
+                  correction=("the validity condition must be "
+                              "S_{d_i} not inside S(d_1..d_{i-1}), not d_i not in d_{i-1} (d = (3, 1) in W "
+                              "has probability 0)"),
+                  corrected=corrected_ok)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import symq
 from symq.ctmc import empty_mass, truncated_stationary
 from symq.nested import nested_empty_probability
 from symq.normalization import collaborative_empty_probability
+from _verdict import finish
 
 
 def main() -> str:
@@ -48,9 +49,7 @@ def main() -> str:
         print(f"% {name}: recursion {exact} = {float(exact):.15f}, truncated chain (7 jobs) "
               f"{empty_mass(law):.15f}, gap {gap:.2e} <= bound {bound:.2e}: {within}")
         ok &= within
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ import symq
 from symq.normalization import collaborative_empty_probability, mean_number
 
 from _survey_common import collaborative_law, frac, FLEXIBLE_RATES
+from _verdict import finish
 
 NUMERIC = {
     "n": FLEXIBLE_RATES["n"][0],
@@ -102,15 +103,10 @@ def main() -> str:
               f" is below the exact lower bound for classes {below}")
         corrected_ok &= same
         printed_fails |= bool(below)
-    if not printed_fails and corrected_ok:
-        verdict = "VERIFIED"
-    elif corrected_ok:
-        verdict = ("FAILS AS PRINTED; VERIFIED AFTER CORRECTION: the per-class sum runs over the "
-                   "servers k not in S_i (S-bar_i), not k in S_i; the total-L form is right")
-    else:
-        verdict = "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(not printed_fails and corrected_ok,
+                  correction=("the per-class sum runs over the "
+                              "servers k not in S_i (S-bar_i), not k in S_i; the total-L form is right"),
+                  corrected=corrected_ok)
 
 
 if __name__ == "__main__":

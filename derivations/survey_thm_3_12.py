@@ -14,6 +14,7 @@ from sympy import latex
 import symq
 from symq.balance import verify
 from symq.processes import DirectedMatching
+from _verdict import finish
 
 
 def main() -> str:
@@ -35,9 +36,7 @@ def main() -> str:
     report = verify(dbma, max_jobs=3)
     print(f"% {report}".splitlines()[0])
     ok &= report.ok
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

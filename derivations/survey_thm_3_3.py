@@ -13,6 +13,7 @@ from sympy import latex
 import symq
 from symq.balance import verify
 from symq.processes import CollaborativeQueue, OrderIndependentQueue
+from _verdict import finish
 
 
 def main() -> str:
@@ -28,9 +29,7 @@ def main() -> str:
     report = verify(mm2, max_jobs=5)
     print(f"% general OI rate function (M/M/2): {'OK' if report.ok else 'FAILED'}")
     ok &= report.ok
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

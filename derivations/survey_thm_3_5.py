@@ -12,6 +12,7 @@ from sympy import latex
 import symq
 from symq.balance import verify
 from symq.processes import CollaborativeQueue
+from _verdict import finish
 
 
 def main() -> str:
@@ -23,9 +24,7 @@ def main() -> str:
     print(r"\pi^{CA}(1, 3) = \pi^{CA}(\emptyset)\," + latex(queue.product_form(("1", "3"))))
     report = verify(queue, max_jobs=4)
     print(f"% {report}".splitlines()[0])
-    verdict = "VERIFIED" if report.ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(report.ok)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ import symq
 from symq import ctmc
 from symq.balance import verify
 from symq.processes import AcceptanceRegion, CollaborativeQueue
+from _verdict import finish
 
 RATES = {"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4", "mu_1": "1", "mu_2": "4/5"}
 
@@ -40,15 +41,9 @@ def main() -> str:
                                                           total_cap=3))
     report = verify(symbolic, max_jobs=4)
     print(f"% {report}".splitlines()[0])
-    if printed_ok and report.ok:
-        verdict = "VERIFIED"
-    elif corrected_ok and report.ok:
-        verdict = ("FAILS AS PRINTED; VERIFIED AFTER CORRECTION: "
-                   "pi^CT(c_n) = lambda_{c_n}/mu(c_n) pi^CT(c_{n-1}) (pi^CT, not pi^C)")
-    else:
-        verdict = "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(printed_ok and report.ok,
+                  correction=("pi^CT(c_n) = lambda_{c_n}/mu(c_n) pi^CT(c_{n-1}) (pi^CT, not pi^C)"),
+                  corrected=corrected_ok and report.ok)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from sympy import latex
 import symq
 from symq.balance import verify
 from symq.processes import ALISProcess
+from _verdict import finish
 
 
 def main() -> str:
@@ -28,9 +29,7 @@ def main() -> str:
                           law=lambda s: alis.product_form((s[0], s[1][::-1])))
     print(f"% idle order reversed: {'fails, as it must' if not reversed_law.ok else 'passes?!'}")
     ok &= not reversed_law.ok
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

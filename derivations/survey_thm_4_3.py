@@ -27,6 +27,7 @@ import sympy
 from symq import ctmc
 
 from _survey_common import flexible_examples, frac
+from _verdict import finish
 
 CAP = {"n": 5, "w": 4, "nested": 3, "ring:3+J": 3}
 
@@ -61,9 +62,7 @@ def main() -> str:
         print(f"% {name} (J = {flexible}, {len(full)} states): (i) {part_i}; (ii)+(iii) one "
               f"constant over the states with a class-J job: {part_ii}")
         ok &= part_i and part_ii
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ from symq.normalization import collaborative_empty_probability, server_removal_m
 
 from _survey_common import (Rates, collaborative_law, collaborative_tagged, frac, inside,
                             interval, lst_value, show, FLEXIBLE_RATES)
+from _verdict import finish
 
 CAP = {"n": 7, "w": 5, "nested": 4}
 
@@ -79,9 +80,7 @@ def main() -> str:
                   f"mean = L_i/lambda_i ({show(frac(means[i] / model.arrival_rates[i]))}): {good}; "
                   f"wrong law excluded: {discriminates}")
             ok &= good and discriminates
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from symq.nested import nested_queueing_time_given_busy
 
 from _survey_common import (Rates, collaborative_law, inside, interval, lst_value,
                             noncollaborative_tagged, FLEXIBLE_RATES)
+from _verdict import finish
 
 CAP = {"n": 7, "w": 5, "nested": 4}
 
@@ -51,9 +52,7 @@ def main() -> str:
             print(f"% {name}, class {i}: LST of T_iQ | all busy inside the interval at "
                   f"theta = 1/2, 2: {good}; wrong law excluded: {discriminates}")
             ok &= good and discriminates
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from symq.processes.noncollaborative import canonical_routing, maxflow_routing, 
 
 from _survey_common import (aggregate, busy_and_queue, frac, noncollaborative_law, one_ratio,
                             routing_function)
+from _verdict import finish
 
 RATES = {
     "n": {"lambda_1": "1/4", "lambda_2": "1/3", "mu_1": 1, "mu_2": "1/2"},
@@ -77,9 +78,7 @@ def main() -> str:
                 good &= sympy.cancel(partial / p_b[b] - geometric) == 0
         print(f"% {name}: pi'(n | b) = prod (1 - alpha_j) alpha_j^n_j symbolically: {good}")
         ok &= good
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ import symq
 from symq.aggregated import alis_partial_law
 
 from _survey_common import Rates, aggregate, busy_and_queue, frac, noncollaborative_law, one_ratio
+from _verdict import finish
 
 RATES = {
     "w": {"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4", "mu_1": 1, "mu_2": "4/5"},
@@ -76,16 +77,11 @@ def main() -> str:
               f"reversed: {reversed_ok}")
         printed_ok &= printed
         corrected_ok &= corrected and library and not reversed_ok
-    if printed_ok and corrected_ok:
-        verdict = "VERIFIED"
-    elif corrected_ok:
-        verdict = ("FAILS AS PRINTED; VERIFIED AFTER CORRECTION: restore the numerators mu_{b_j} "
-                   "and mu_{s_j} (the printed form is off by the factor prod_m mu_m) and read "
-                   "alpha(R(b_j)) as alpha(b_j) = lambda(R(b_j))/mu(b_j)")
-    else:
-        verdict = "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(printed_ok and corrected_ok,
+                  correction=("restore the numerators mu_{b_j} "
+                              "and mu_{s_j} (the printed form is off by the factor prod_m mu_m) and read "
+                              "alpha(R(b_j)) as alpha(b_j) = lambda(R(b_j))/mu(b_j)"),
+                  corrected=corrected_ok)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from symq.aggregated import (busy_order_probability, printed_conditional_waiting
 
 from _survey_common import (Rates, conditional_queue_law, frac, inside, lst_value,
                             noncollaborative_tagged, show)
+from _verdict import finish
 
 RATES = {
     "n": {"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": 1, "mu_2": 1},
@@ -83,16 +84,11 @@ def main() -> str:
                   f"at theta = 1/2, 2: {good}")
     n = symq.model("n")
     print(r"E e^{-\theta W_1} = " + sympy.latex(waiting_time_lst(n, "1")))
-    if not conditional_fails and mixture_ok:
-        verdict = "VERIFIED"
-    elif mixture_ok:
-        verdict = ("FAILS AS PRINTED; VERIFIED AFTER CORRECTION: the law holds only "
-                   "unconditionally - T_iQ is the P(b)-mixture over the ordered busy servers b "
-                   "of the printed hypoexponentials, not conditionally on b")
-    else:
-        verdict = "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(not conditional_fails and mixture_ok,
+                  correction=("the law holds only "
+                              "unconditionally - T_iQ is the P(b)-mixture over the ordered busy servers b "
+                              "of the printed hypoexponentials, not conditionally on b"),
+                  corrected=mixture_ok)
 
 
 if __name__ == "__main__":

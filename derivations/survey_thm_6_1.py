@@ -27,6 +27,7 @@ from symq import ctmc
 from symq.aggregated import balance_function, balance_rates
 
 from _survey_common import Rates, aggregate, frac, one_ratio
+from _verdict import finish
 
 RATES = {
     "n": {"lambda_1": "1/4", "lambda_2": "1/3", "mu_1": 1, "mu_2": "1/2"},
@@ -107,9 +108,7 @@ def main() -> str:
         print(f"% {name}: recursion = sum over orderings of Thm 3.3, sum phi_i = mu(x), balance "
               f"property, symbolically for |x| <= 3: {good}")
         ok &= good
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from symq.processes.tokens import collaborative_token_service
 from symq.rates import positive_symbol
 
 from _survey_common import frac
+from _verdict import finish
 
 W_RATES = {"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4", "mu_1": 1, "mu_2": "4/5"}
 
@@ -69,9 +70,7 @@ def main() -> str:
     same = all(sympy.cancel(own.product_form(s) - rais.product_form(s)) == 0 for s in rais.states(3))
     print(f"% tokens = servers: token product form = RAIS product form on W: {same}")
     ok &= same
-    verdict = "VERIFIED" if ok else "NOT VERIFIED"
-    print(verdict)
-    return verdict
+    return finish(ok)
 
 
 if __name__ == "__main__":
