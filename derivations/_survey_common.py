@@ -347,3 +347,32 @@ def in_service_probability(rates: Rates, empty: Fraction) -> dict:
                 walk(served + (c,), grown, weight * rates.lam[c] / rates.r(grown))
     walk((), frozenset(), Fraction(1))
     return out
+
+
+# ---------------------------------------------------------------- pi(empty) by direct summation
+def direct_empty_probability(rates: Rates, classes=None) -> Fraction:
+    """pi^C(empty) = 1/G, G the sum of the Thm 3.3 product form over every state, summed exactly
+    (independent of Prop 6.2 and of symq.normalization): the term of a state depends only on the
+    chain of unions S(c_1..c_i), so G = F(empty) with
+    F(U) = (1 + sum_{c: S_c not in U} lambda_c / mu(U | S_c) F(U | S_c)) / (1 - lambda(R(U))/mu(U)),
+    the denominator summing the geometric run of jobs that add no server. ``classes`` restricts
+    the model to a subset of classes (the system -A)."""
+    classes = sorted(rates.lam) if classes is None else sorted(classes)
+
+    @lru_cache(maxsize=None)
+    def f(union: frozenset) -> Fraction:
+        grow = Fraction(1)
+        stay = Fraction(0)
+        for c in classes:
+            if rates.sets[c] <= union:
+                stay += rates.lam[c]
+            else:
+                wider = union | rates.sets[c]
+                grow += rates.lam[c] / rates.mu_of(wider) * f(wider)
+        if not union:
+            return grow
+        ratio = stay / rates.mu_of(union)
+        if ratio >= 1:
+            raise ValueError("unstable: lambda(R(U)) >= mu(U)")
+        return grow / (1 - ratio)
+    return 1 / f(frozenset())
