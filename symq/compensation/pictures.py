@@ -4,12 +4,14 @@ Reproduces the kind of pictures of [SAKL16]_ §6 (Figure 8: heat map of the SED 
 distribution for $s=3$, $q=0.4$ and several $\rho$; Figure 9: number of compensation levels needed per
 state). matplotlib is optional (``pip install "symq[plot]"``).
 
-Command::
+Commands::
 
     symq compensation sed --s 3 --q 2/5 --rho 9/10 --plot-dir pictures
+    symq plot sed heatmap --s 3 --q 2/5 --rho 9/10 --rhos 1/2,7/10
 
-writes ``pictures/heatmap_sed_s3.png`` (panels for $\rho\in\{0.5, 0.7, 0.9\}$ and the given $\rho$)
-and ``pictures/levels_sed_s3_rho0.9.png``.
+the first writes ``pictures/sed-heatmap-s=3-q=2_5-rho=9_10-panels=1_2-7_10.png`` (panels for
+$\rho\in\{0.5, 0.7, 0.9\}$ and the given $\rho$) and ``pictures/sed-levels-s=3-q=2_5-rho=9_10.png``;
+the drawing itself is :mod:`symq.pictures.compensation`.
 
 *Levels needed*: the smallest $L$ such that the pure series (no box), truncated after level $L$ and
 scaled by the hybrid's normalising constant, is within relative $10^{-6}$ of the accurate
@@ -21,33 +23,15 @@ $s(q_1+1)=q_2+1$ (equal expected delays) and $sq_1=q_2$ between which the mass c
 from __future__ import annotations
 
 import os
-from fractions import Fraction
 
 import mpmath
 
-from ..errors import UnsupportedError
 from .hybrid import solve
 from .models import RoutingModel
 from .tree import build_levels
 from .steps import NumericModel
 
 __all__ = ["write_pictures", "levels_needed", "heat_values"]
-
-
-def _pyplot():
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise UnsupportedError("pictures need matplotlib; install it with pip install "
-                               "\"symq[plot]\"") from None
-    return plt
-
-
-def _with_load(model: RoutingModel, rho: Fraction) -> RoutingModel:
-    mu = model.service_rates
-    return RoutingModel(model.policy, rho * (mu[0] + mu[1]), mu, model.s, model.tie_probability)
 
 
 def _grid(model, size):
@@ -99,52 +83,20 @@ def levels_needed(model: RoutingModel, size: int = 8, max_levels: int = 4, toler
 
 def write_pictures(model: RoutingModel, directory: str, rhos=("1/2", "7/10", "9/10"),
                    size: int = 12) -> dict:
-    """Write the heat map and the levels-needed picture; return ``{name: path}``."""
-    plt = _pyplot()
-    os.makedirs(directory, exist_ok=True)
-    s = model.s
-    tag = f"{model.policy}_s{s}"
-    loads = sorted({Fraction(r) for r in rhos} | {model.load})
-    fig, axes = plt.subplots(1, len(loads), figsize=(4.2 * len(loads), 4.4), squeeze=False)
-    for ax, rho in zip(axes[0], loads):
-        values, _ = heat_values(_with_load(model, rho), size)
-        image = [[values[(q1, q2)] for q1 in range(size + 1)] for q2 in range(s * size + 1)]
-        im = ax.imshow(image, origin="lower", aspect="auto", cmap="viridis",
-                       extent=(-0.5, size + 0.5, -0.5, s * size + 0.5))
-        xs = [0, size]
-        ax.plot(xs, [s * (x + 1) - 1 for x in xs], "w--", lw=1, label="$s(q_1+1)=q_2+1$")
-        ax.plot(xs, [s * x for x in xs], "w:", lw=1, label="$sq_1=q_2$")
-        ax.set_xlim(-0.5, size + 0.5)
-        ax.set_ylim(-0.5, s * size + 0.5)
-        ax.set_title(f"$\\rho={float(rho):g}$")
-        ax.set_xlabel("$q_1$")
-        ax.set_ylabel("$q_2$")
-        fig.colorbar(im, ax=ax, fraction=0.046)
-    axes[0][0].legend(loc="upper left", fontsize=7)
-    fig.suptitle(f"{model.policy.upper()} joint queue-length law, s={s}, "
-                 f"q={model.tie_probability}, $\\mu=({model.service_rates[0]},{model.service_rates[1]})$")
-    fig.tight_layout()
-    heat_path = os.path.join(directory, f"heatmap_{tag}.png")
-    fig.savefig(heat_path, dpi=110)
-    plt.close(fig)
+    """Write the heat map and the levels-needed picture; return ``{name: path}``.
 
-    small = 6
-    top = 4
-    needed = levels_needed(model, size=small, max_levels=top)
-    fig, ax = plt.subplots(figsize=(5, 5))
-    image = [[needed[(q1, q2)] for q1 in range(small + 1)] for q2 in range(s * small + 1)]
-    im = ax.imshow(image, origin="lower", aspect="auto", cmap="magma_r",
-                   extent=(-0.5, small + 0.5, -0.5, s * small + 0.5))
-    for (q1, q2), v in needed.items():
-        ax.text(q1, q2, str(v) if v <= top else f">{top}", ha="center", va="center", fontsize=6,
-                color="white" if v >= 3 else "black")
-    ax.set_xlabel("$q_1$")
-    ax.set_ylabel("$q_2$")
-    ax.set_title(f"levels of the pure series for $10^{{-6}}$ relative accuracy\n"
-                 f"{model.policy}, s={s}, q={model.tie_probability}, $\\rho={float(model.load):g}$")
-    fig.colorbar(im, ax=ax, fraction=0.046)
-    fig.tight_layout()
-    levels_path = os.path.join(directory, f"levels_{tag}_rho{float(model.load):g}.png")
-    fig.savefig(levels_path, dpi=110)
-    plt.close(fig)
-    return {"heatmap": heat_path, "levels": levels_path}
+    The drawing is :mod:`symq.pictures.compensation` (the ``heatmap`` and ``levels`` kinds of
+    ``symq plot``); file names carry the actual parameters, e.g.
+    ``sed-heatmap-s=3-q=2_5-rho=9_10-panels=1_2-7_10.png``.
+    """
+    from ..pictures import close, save
+    from ..pictures.compensation import draw_heatmap, draw_levels
+
+    paths = {}
+    for name, picture in (("heatmap", draw_heatmap(model, rhos, size)),
+                          ("levels", draw_levels(model, size=6, max_levels=4))):
+        try:
+            paths[name] = save(picture, os.path.join(directory, picture.stem + ".png"))
+        finally:
+            close(picture)
+    return paths

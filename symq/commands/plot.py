@@ -1,0 +1,124 @@
+r"""``symq plot MODEL KIND [--set ...] [--output FILE.png|FILE.svg ...]``: draw a picture.
+
+The kinds of picture come from the registry in :mod:`symq.pictures` (one module per kind):
+``graph``, ``load``, ``distribution``, ``clusters`` take a model (a built-in name or a TOML file,
+``--set`` for its symbols); ``heatmap`` and ``levels`` take a two-queue routing policy (``jsq``,
+``asymmetric`` or ``sed``, with the options of ``symq compensation``). Without ``--output`` the
+picture is written as PNG to a file named from the model, the kind and the actual parameters, in
+the current folder (``--dir`` for another); ``--output`` may be given twice for PNG and SVG.
+
+Examples
+--------
+``symq plot w graph``
+
+``symq plot w load --set lambda_1=1 --set lambda_2=1 --set lambda_3=1 --set mu_1=2 --set mu_2=2``
+
+``symq plot n distribution --set lambda_1=1/2 --set lambda_2=1/2 --set mu_1=1 --set mu_2=1 --output law.svg``
+
+``symq plot sed heatmap --s 3 --q 2/5 --rho 9/10 --rhos 1/2,7/10``
+
+``symq plot w clusters --set lambda_1=2 --set lambda_2=1/2 --set lambda_3=1 --set mu_1=1 --set mu_2=1``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from ..errors import ModelError
+
+__all__ = ["register", "run"]
+
+_ROUTING = {
+    "rho": "heatmap, levels: load rho = lambda/(mu_1+mu_2) < 1",
+    "s": "heatmap, levels: sed: integer speed of server 2; asymmetric: mu_2 with mu_1 = 1",
+    "q": "heatmap, levels: probability that a tie joins queue 1 (default 1/2)",
+    "lam": "heatmap, levels: asymmetric: arrival rate lambda (instead of --rho)",
+    "mu1": "heatmap, levels: asymmetric: rate of server 1 (default 1)",
+    "mu2": "heatmap, levels: asymmetric: rate of server 2",
+}
+
+
+def register(subparsers) -> None:
+    """Add the ``plot`` subcommand, with the options of every registered picture kind."""
+    from ..pictures import SUBJECTS, kinds
+    from .common import add_format_arguments, add_set_argument
+
+    known = kinds()
+    listing = "; ".join(f"{k.name}: {k.summary}" for k in known.values())
+    p = subparsers.add_parser(
+        "plot", help="draw a picture (graph, load, distribution, heatmap, levels, clusters, ...)",
+        description="Draw a picture of a model with matplotlib, as PNG or SVG. Kinds: " + listing
+                    + ". MODEL is " + SUBJECTS["model"] + "; for heatmap and levels it is "
+                    + SUBJECTS["routing"] + ".")
+    p.add_argument("model", metavar="MODEL", help="model name or TOML file; or jsq|asymmetric|sed")
+    p.add_argument("kind", metavar="KIND", help="kind of picture: " + ", ".join(known))
+    add_set_argument(p)
+    p.add_argument("--output", "-o", action="append", default=[], metavar="FILE",
+                   help="file to write, ending in .png or .svg (repeatable; default: a PNG named "
+                        "from the model, the kind and the parameters)")
+    p.add_argument("--dir", default=".", help="folder of the default file name (default: here)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar on the terminal")
+    for name, text in _ROUTING.items():
+        p.add_argument(f"--{name}", default=None, help=text)
+    seen: set[str] = set()
+    for kind in known.values():
+        for name, options in kind.options.items():
+            if name in seen:
+                continue
+            seen.add(name)
+            p.add_argument("--" + name.replace("_", "-"), dest=f"opt_{name}", **options)
+    add_format_arguments(p)
+    p.set_defaults(handler=run)
+
+
+def _subject(kind, args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
+    """The model (or routing model) the picture is of, and the exact parameters given."""
+    if kind.subject == "routing":
+        from .compensation import build_model
+        if args.model not in ("jsq", "asymmetric", "sed"):
+            raise ModelError(f"the {kind.name} picture is of a routing policy: give jsq, "
+                             f"asymmetric or sed as MODEL, not {args.model!r}")
+        if args.settings:
+            raise ModelError(f"the {kind.name} picture takes --rho, --s, --q, --lam, --mu1, "
+                             "--mu2, not --set")
+        namespace = argparse.Namespace(policy=args.model, **{n: getattr(args, n) for n in _ROUTING})
+        routing = build_model(namespace)
+        return routing, routing.parameters()
+    given = [n for n in _ROUTING if getattr(args, n) is not None]
+    if given:
+        raise ModelError(f"--{given[0]} is for the heatmap and levels pictures; give the rates "
+                         "of a model with --set NAME=VALUE")
+    from .common import model_with_values
+    _, model, values = model_with_values(args)
+    return model, values
+
+
+def run(args: argparse.Namespace) -> int:
+    """Draw, write the files, print their paths; return the exit status."""
+    from .. import pictures
+    from ..progress import callback
+    from .common import emit_json
+
+    kind = pictures.get(args.kind)
+    subject, parameters = _subject(kind, args)
+    options = {name: getattr(args, f"opt_{name}") for name in kind.options}
+    if kind.progress:
+        options["progress"] = callback(f"plot {kind.name}", quiet=args.quiet, unit="point")
+    picture = kind.draw(subject, **options)
+    try:
+        paths = args.output or [os.path.join(args.dir, picture.stem + ".png")]
+        written = [pictures.save(picture, path) for path in paths]
+    finally:
+        pictures.close(picture)
+    if args.format == "json":
+        emit_json({"model": getattr(subject, "name", "") or str(args.model), "kind": kind.name,
+                   "parameters": parameters, "files": written, "data": picture.data})
+    elif args.format == "latex":
+        for path in written:
+            print(f"\\includegraphics{{{path}}}")
+    else:
+        for path in written:
+            print(f"wrote {path}")
+    return 0

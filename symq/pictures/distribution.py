@@ -1,0 +1,109 @@
+r"""``symq plot MODEL distribution``: the stationary law of the number of jobs in system.
+
+For the collaborative discipline (the order-independent queue of the survey's section 3) the
+stationary probability of the ordered state $c=(c_1,\dots,c_n)$ is
+
+$$\pi(c) = \pi(\emptyset)\prod_{k=1}^{n}\frac{\lambda_{c_k}}{\mu(S(\{c_1,\dots,c_k\}))},$$
+
+which depends on a prefix only through the set of classes it contains. So
+$P(N=n)=\pi(\emptyset)\sum_A g_n(A)$, where $g_n(A)$ is the total weight of the length-$n$ orders
+whose class set is $A$, computed exactly by the recursion over sets
+
+$$g_{n+1}(A) = \frac{\lambda(A)\,g_n(A) + \sum_{i\in A}\lambda_i\,g_n(A\setminus\{i\})}{\mu(S(A))},
+\qquad g_0(\emptyset)=1,$$
+
+(the new last job is of a class already present, or is the first of its class), and
+$\pi(\emptyset)$ is the exact ``empty-probability``. Cost: $O(n\,2^{|I|}|I|)$ exact operations.
+The picture shows $P(N=n)$ for $n\le$ ``--max-jobs`` on a log scale, and the tail mass left.
+
+Examples
+--------
+>>> from symq import model
+>>> from symq.pictures.distribution import number_law
+>>> m = model("w").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "lambda_3": "1/4",
+...                            "mu_1": "1", "mu_2": "1"})
+>>> law = number_law(m, 2)
+>>> law[0], law[1]
+(15/32, 75/256)
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import sympy
+
+from ..errors import ModelError, UnsupportedError
+from ..model import Model
+from ..quantities import derive
+from . import Picture, PictureKind, file_stem, pyplot, register
+from ._drawing import integer_axis, label
+
+__all__ = ["number_law", "draw"]
+
+
+def number_law(model: Model, max_jobs: int) -> list[sympy.Rational]:
+    r"""$[P(N=0), \dots, P(N=\text{max\_jobs})]$, exact, collaborative discipline.
+
+    Raises
+    ------
+    ModelError
+        A symbol without a value, or ``max_jobs`` outside 0..500.
+    """
+    if not model.is_numeric:
+        missing = ", ".join(sorted(s.name for s in model.symbols))
+        raise ModelError(f"the distribution picture needs a value for every symbol; missing: "
+                         f"{missing} (give each with --set NAME=VALUE)")
+    if not 0 <= max_jobs <= 500:
+        raise ModelError(f"--max-jobs must be from 0 to 500, not {max_jobs}")
+    if model.abandonment_rates:
+        raise UnsupportedError("the distribution picture covers models without abandonment")
+    classes = model.classes
+    lam = model.arrival_rates
+    sets = [frozenset(c) for r in range(len(classes) + 1) for c in itertools.combinations(classes, r)]
+    lam_of = {A: model.arrival_rate(A) for A in sets}
+    mu_of = {A: model.service_rate(model.servers_of(A)) for A in sets if A}
+    empty = sympy.nsimplify(derive(model, "empty-probability", "collaborative"))
+    g = {frozenset(): sympy.Integer(1)}
+    law = [empty]
+    for _ in range(max_jobs):
+        nxt = {}
+        for A in sets:
+            if not A:
+                continue
+            total = lam_of[A] * g.get(A, 0) + sum(lam[i] * g.get(A - {i}, 0) for i in A)
+            if total:
+                nxt[A] = total / mu_of[A]
+        g = nxt
+        law.append(sympy.nsimplify(empty * sum(g.values())))
+    return law
+
+
+def draw(model: Model, max_jobs: int = 20, discipline: str = "collaborative") -> Picture:
+    """The picture (see the module docstring)."""
+    if discipline != "collaborative":
+        raise UnsupportedError(f"the distribution picture is exact for the collaborative "
+                               f"discipline only, not {discipline!r}; use --discipline "
+                               "collaborative")
+    law = number_law(model, max_jobs)
+    tail = 1 - sum(law)
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    ax.bar(range(len(law)), [float(p) for p in law], color="#4c72b0")
+    ax.set_yscale("log")
+    integer_axis(ax.xaxis)
+    ax.set_xlabel("number of jobs in system $n$")
+    ax.set_ylabel("$P(N = n)$ (log scale)")
+    ax.set_title(f"stationary law of the number in system, {label(model)} (collaborative)\n"
+                 f"$P(N > {max_jobs}) = {float(tail):.3g}$, exact", fontsize=10)
+    ax.grid(alpha=0.3, axis="y")
+    data = {"discipline": discipline, "law": [str(p) for p in law], "tail": str(tail)}
+    return Picture(fig, file_stem(label(model), "distribution", n=max_jobs), data)
+
+
+register(PictureKind(
+    "distribution", "stationary law of the number of jobs in system (exact, collaborative)", draw,
+    options={"max_jobs": dict(type=int, default=20,
+                              help="distribution: largest number of jobs drawn (default 20)"),
+             "discipline": dict(default="collaborative",
+                                help="load, distribution: the service discipline")}))

@@ -1,0 +1,146 @@
+r"""``symq plot MODEL load``: a quantity against the load, up to the stability limit.
+
+All arrival rates are scaled by the same factor $t$: $\lambda_i(t) = t\lambda_i$. The model is
+stable exactly for $t < t^*$ with
+
+$$t^* = \min_{\emptyset\ne A} \frac{\mu(S(A))}{\lambda(A)}$$
+
+(the stability condition $\lambda(A) < \mu(S(A))$ for every class set $A$, see the quantities
+page). symq finds $t^*$ exactly by Dinkelbach's iteration on the one-max-flow stability check:
+from $t_0=\mu(S)/\lambda$, each step takes the tightest class set $A_k$ at $t_k$ and sets
+$t_{k+1}=\mu(S(A_k))/\lambda(A_k)$, until the margin is zero (finitely many steps, each a
+max-flow). The picture shows the quantity (default ``mean-response-time``: per class and
+overall) at ``--points`` exact points $t = t^*k/(n+1)$, $k = 1..n$, against the relative load
+$t/t^*$; the values are exact rationals, drawn as floats. On a terminal a
+progress bar counts the points.
+
+Examples
+--------
+>>> from symq import model
+>>> from symq.pictures.load import stability_limit
+>>> m = model("w").substitute({"lambda_1": "1", "lambda_2": "1", "lambda_3": "1",
+...                            "mu_1": "2", "mu_2": "2"})
+>>> stability_limit(m)
+Fraction(4, 3)
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Callable
+
+import sympy
+
+from ..errors import ModelError
+from ..model import Model
+from ..quantities import DISCIPLINES, QUANTITIES, derive, flatten_result
+from ..stability import stability_report
+from . import Picture, PictureKind, file_stem, pyplot, register
+from ._drawing import label
+
+__all__ = ["stability_limit", "scaled", "curve", "draw"]
+
+
+def scaled(model: Model, factor: Any) -> Model:
+    """The model with every arrival rate multiplied by ``factor``."""
+    factor = sympy.nsimplify(factor) if not isinstance(factor, sympy.Basic) else factor
+    if isinstance(factor, Fraction):  # pragma: no cover - nsimplify handles it
+        factor = sympy.Rational(factor.numerator, factor.denominator)
+    return Model(compatibility=model.compatibility,
+                 arrival_rates={i: factor * r for i, r in model.arrival_rates.items()},
+                 service_rates=dict(model.service_rates),
+                 abandonment_rates=dict(model.abandonment_rates), name=model.name)
+
+
+def _rational(value: Fraction) -> sympy.Rational:
+    return sympy.Rational(value.numerator, value.denominator)
+
+
+def stability_limit(model: Model) -> Fraction:
+    r"""$t^* = \min_A \mu(S(A))/\lambda(A)$ for a numeric model (see the module docstring).
+
+    Raises
+    ------
+    ModelError
+        A rate that is not an exact number (give every symbol with ``--set``).
+
+    Running time: a few max-flows (Dinkelbach's iteration converges in finitely many steps,
+    usually two or three).
+    """
+    if not model.is_numeric:
+        missing = ", ".join(sorted(s.name for s in model.symbols))
+        raise ModelError(f"the load picture needs a value for every symbol; missing: {missing} "
+                         "(give each with --set NAME=VALUE)")
+    lam = model.arrival_rate()
+    t = Fraction(str(model.service_rate() / lam))
+    for _ in range(10 * len(model.classes) + 10):
+        report = stability_report(scaled(model, _rational(t)))
+        if report.margin >= 0:
+            return t
+        load = model.arrival_rate(report.classes)  # unscaled lambda(A)
+        t = Fraction(str(report.capacity / load))
+    raise ModelError("the stability limit was not found; report this model")  # pragma: no cover
+
+
+def curve(model: Model, quantity: str = "mean-response-time", discipline: str = "collaborative",
+          points: int = 12, progress: Callable[[int, int], None] | None = None):
+    """``(t_star, [(x, {label: exact value})])`` with ``x = t/t*`` at ``points`` exact points."""
+    if quantity not in QUANTITIES:
+        raise ModelError(f"unknown quantity {quantity!r}; use one of: {', '.join(QUANTITIES)}")
+    if not 1 <= points <= 200:
+        raise ModelError(f"--points must be from 1 to 200, not {points}")
+    t_star = stability_limit(model)
+    rows = []
+    for k in range(1, points + 1):
+        x = Fraction(k, points + 1)
+        result = derive(scaled(model, _rational(x * t_star)), quantity, discipline)
+        values = {}
+        for name, value in flatten_result(result):
+            value = sympy.nsimplify(value) if not isinstance(value, sympy.Basic) else value
+            if value.free_symbols:
+                raise ModelError(f"{quantity} is a function, not a number; the load picture "
+                                 "draws numbers (e.g. mean-number, mean-response-time)")
+            values[name or quantity] = value
+        rows.append((x, values))
+        if progress is not None:
+            progress(k, points)
+    return t_star, rows
+
+
+def draw(model: Model, quantity: str = "mean-response-time", discipline: str = "collaborative",
+         points: int = 12, progress: Callable[[int, int], None] | None = None) -> Picture:
+    """The picture (see the module docstring)."""
+    t_star, rows = curve(model, quantity, discipline, points, progress)
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    names = list(rows[0][1])
+    xs = [float(x) for x, _ in rows]
+    for name in names:
+        shown = name.replace("per_class ", "class ").replace("per_server ", "server ")
+        style = dict(lw=2.2, color="black") if name in ("total", "overall", quantity) else {}
+        ax.plot(xs, [float(v[name]) for _, v in rows], marker="o", ms=4, label=shown, **style)
+    ax.axvline(1.0, color="0.4", ls="--", lw=1)
+    ax.text(1.0, 0.98, " stability limit", transform=ax.get_xaxis_transform(), ha="right",
+            va="top", fontsize=8, rotation=90, color="0.3")
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel(f"relative load $t/t^*$ (all arrival rates times $t$; $t^* = {t_star}$)")
+    ax.set_ylabel(quantity)
+    ax.set_title(f"{quantity} of {label(model)} ({discipline}), exact points", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    data = {"quantity": quantity, "discipline": discipline, "stability_limit": str(t_star),
+            "points": [{"relative_load": str(x), "values": {k: str(v) for k, v in vals.items()}}
+                       for x, vals in rows]}
+    return Picture(fig, file_stem(label(model), "load", quantity, discipline), data)
+
+
+register(PictureKind(
+    "load", "a quantity (default mean-response-time) against a scaling of all arrival rates, "
+            "up to the stability limit, exact points", draw,
+    options={"quantity": dict(default="mean-response-time", choices=list(QUANTITIES),
+                              help="load: the quantity drawn (default mean-response-time)"),
+             "discipline": dict(default="collaborative", choices=list(DISCIPLINES),
+                                help="load, distribution: the service discipline"),
+             "points": dict(type=int, default=12, help="load: number of exact points (default 12)")},
+    progress=True))
