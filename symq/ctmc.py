@@ -20,6 +20,15 @@ The transition functions follow the verbal definitions of [GR20]_ section 2:
   with an idle *set*, and an arrival that finds idle compatible servers goes to one of them with
   probabilities given by ``assignment`` (uniform by default).
 
+The other models of [GR20]_ section 3 have their own transition functions here, written from
+their verbal definitions and independent of :mod:`symq.processes` (whose product forms the tests
+check against them): :func:`collaborative_abandonment_transitions` (Cor 3.5),
+:func:`multiserver_transitions` (an OI queue), :func:`token_queue_transitions` (Ayesta et al.),
+:func:`closed_token_network_transitions` (Comte), :func:`directed_matching_transitions` (DBM,
+DBM(K), DBMA), :func:`general_matching_transitions` (FCFM on a general graph) and
+:func:`paired_matching_transitions` (Adan and Weiss); the last two are discrete-time chains given
+by their one-step probabilities as rates.
+
 Truncating arrivals at ``max_jobs`` jobs gives, for these models, exactly the stationary law
 conditioned on at most ``max_jobs`` jobs (the truncation property of [GR20]_ Cor 3.7 holds for
 the collaborative model and for the noncollaborative job queue), so
@@ -51,7 +60,10 @@ from .model import Model
 __all__ = ["MarkovChain", "build_chain", "stationary_distribution", "collaborative_transitions",
            "alis_transitions", "random_assignment_transitions", "uniform_assignment",
            "truncated_stationary", "empty_mass", "job_count", "class_counts", "busy_servers",
-           "initial_state"]
+           "initial_state", "collaborative_abandonment_transitions", "multiserver_transitions",
+           "token_queue_transitions", "closed_token_network_transitions",
+           "closed_token_initial_state", "directed_matching_transitions",
+           "general_matching_transitions", "paired_matching_transitions"]
 
 State = Hashable
 Transitions = Callable[[State], Iterable[tuple[State, Any]]]
@@ -352,3 +364,225 @@ def truncated_stationary(model: Model, discipline: str, max_jobs: int, exact: bo
 def empty_mass(law: Mapping[State, Any]) -> Any:
     """Probability of the states with no job."""
     return sum((p for state, p in law.items() if job_count(state) == 0), Fraction(0))
+
+
+# ------------------------------------------------------------------ other models of [GR20]_ section 3
+# Written from the verbal models only (who arrives, who serves or matches whom), independently of
+# symq.processes, so that the product forms there can be tested against them.
+def _rate_map(rates: Mapping[Any, Any], what: str) -> dict[str, Fraction]:
+    out = {}
+    for key, value in rates.items():
+        value = _fraction(value)
+        if value <= 0:
+            raise ModelError(f"the {what} of {key!r} is {value}; give a positive rational rate")
+        out[str(key)] = value
+    return out
+
+
+def collaborative_abandonment_transitions(model: Model) -> Transitions:
+    """The collaborative model with abandonments ([GR20]_ Cor 3.5) on (c_1, ..., c_n).
+
+    Every job in the system, waiting or in service, leaves on its own at rate ``gamma_c``
+    (``model.abandonment_rates``; classes without one never abandon); service is as in
+    :func:`collaborative_transitions`."""
+    served = collaborative_transitions(model)
+    patience = {c: _fraction(r) for c, r in model.abandonment_rates.items()}
+
+    def transitions(state: tuple[str, ...]):
+        yield from served(state)
+        for p, c in enumerate(state):
+            if c in patience:
+                yield state[:p] + state[p + 1:], patience[c]
+    return transitions
+
+
+def multiserver_transitions(arrival_rates: Mapping[str, Any], servers: int,
+                            rate: Any) -> Transitions:
+    """Multiclass M/M/``servers`` FCFS on (c_1, ..., c_n): the ``servers`` oldest jobs are in
+    service, each at ``rate`` (an OI queue with mu(c_n) = min(n, servers) rate)."""
+    lam = _rate_map(arrival_rates, "arrival rate")
+    mu = _fraction(rate)
+
+    def transitions(state: tuple[str, ...]):
+        for c, r in lam.items():
+            yield state + (c,), r
+        for p in range(min(servers, len(state))):
+            yield state[:p] + state[p + 1:], mu
+    return transitions
+
+
+def _collaborative_layer(token_servers: Mapping[str, Any], service_rates: Mapping[str, Any]):
+    """Rates at which busy tokens (oldest first) complete when every server works on the oldest
+    busy token it serves, together with the other servers on that token."""
+    mu = _rate_map(service_rates, "service rate")
+    servers_of = {str(t): frozenset(str(m) for m in s) for t, s in token_servers.items()}
+
+    def completion_rates(busy: tuple[str, ...]) -> list[Fraction]:
+        taken: set[str] = set()
+        out = []
+        for token in busy:
+            mine = servers_of[token] - taken
+            taken |= mine
+            out.append(sum((mu[m] for m in mine), Fraction(0)))
+        return out
+    return completion_rates
+
+
+def token_queue_transitions(model: Model, token_servers: Mapping[str, Any],
+                            service_rates: Mapping[str, Any],
+                            assignment: Callable[[Model, str, frozenset[str]], Mapping[str, Any]]
+                            = uniform_assignment) -> Transitions:
+    """The token central queue of Ayesta et al. ([GR20]_ section 3.3) on (jobs, idle tokens).
+
+    The model's servers are the tokens. A job needs a compatible token: an arriving job that
+    finds idle compatible tokens takes one of them with the probabilities ``assignment(model,
+    class, idle)``, else it waits in FCFS order. Busy tokens are served by a collaborative layer
+    of servers (``token_servers``: token -> servers, ``service_rates``: server -> rate): each
+    server works on the oldest busy token it serves. When a token's job completes, the token
+    takes the oldest waiting compatible job or becomes idle. Jobs are ``("q", class)`` or
+    ``("b", token, class)`` as in :func:`random_assignment_transitions`."""
+    lam, _ = _rates(model)
+    completion_rates = _collaborative_layer(token_servers, service_rates)
+
+    def transitions(state: tuple[tuple, frozenset[str]]):
+        jobs, idle = state
+        for i in model.classes:
+            if idle.intersection(model.compatibility[i]):
+                for token, p in assignment(model, i, idle).items():
+                    if p:
+                        yield (jobs + (("b", token, i),), idle - {token}), lam[i] * _fraction(p)
+            else:
+                yield (jobs + (("q", i),), idle), lam[i]
+        busy = tuple(job[1] for job in jobs if job[0] == "b")
+        for token, rate in zip(busy, completion_rates(busy)):
+            if rate:
+                new_jobs, still_busy = _complete(model, jobs, token)
+                yield (new_jobs, idle if still_busy else idle | {token}), rate
+    return transitions
+
+
+def closed_token_network_transitions(class_tokens: Mapping[str, Any],
+                                     arrival_rates: Mapping[str, Any],
+                                     token_servers: Mapping[str, Any],
+                                     service_rates: Mapping[str, Any]) -> Transitions:
+    """Comte's closed token network ([GR20]_ section 3.3) on (busy tokens, idle tokens).
+
+    Busy tokens are listed in the order of their jobs' arrivals, idle tokens in the order they
+    became idle. An arriving job takes the compatible token idle the longest, or is lost if none
+    is idle; busy tokens are served by the collaborative layer of servers (each server on the
+    oldest busy token it serves); a token whose job completes joins the end of the idle queue."""
+    lam = _rate_map(arrival_rates, "arrival rate")
+    tokens_of = {str(c): frozenset(str(t) for t in ts) for c, ts in class_tokens.items()}
+    completion_rates = _collaborative_layer(token_servers, service_rates)
+
+    def transitions(state: tuple[tuple[str, ...], tuple[str, ...]]):
+        busy, idle = state
+        for c, r in lam.items():
+            for token in idle:
+                if token in tokens_of[c]:
+                    yield (busy + (token,), tuple(t for t in idle if t != token)), r
+                    break
+        for k, rate in enumerate(completion_rates(busy)):
+            if rate:
+                yield (busy[:k] + busy[k + 1:], idle + (busy[k],)), rate
+    return transitions
+
+
+def closed_token_initial_state(token_servers: Mapping[str, Any]) -> tuple[tuple, tuple[str, ...]]:
+    """All tokens idle, in the order ``token_servers`` lists them."""
+    return ((), tuple(str(t) for t in token_servers))
+
+
+def directed_matching_transitions(model: Model, server_buffer: int | None = 0,
+                                  job_buffer: int | None = None,
+                                  server_patience: Mapping[str, Any] | None = None,
+                                  abandonment: bool = True) -> Transitions:
+    """Directed bipartite matching DBM, DBM(K), DBMA ([GR20]_ section 3.4) on (jobs, servers).
+
+    Jobs of class c arrive at rate lambda_c, servers of type m at rate mu_m (the model's service
+    rates). An arriving server takes the oldest waiting compatible job and both leave; if there
+    is none it waits, unless ``server_buffer`` servers already wait (then it leaves). An arriving
+    job takes the compatible server that has waited longest and both leave; else it waits, unless
+    ``job_buffer`` jobs already wait (then it is lost). With ``abandonment``, a waiting job of
+    class c leaves at rate gamma_c (``model.abandonment_rates``) and a waiting server of type m at
+    rate ``server_patience[m]``."""
+    lam, mu = _rates(model)
+    gamma = {c: _fraction(r) for c, r in model.abandonment_rates.items()} if abandonment else {}
+    nu = _rate_map(server_patience or {}, "patience of server type")
+
+    def transitions(state: tuple[tuple[str, ...], tuple[str, ...]]):
+        jobs, servers = state
+        for c in model.classes:
+            match = next((k for k, m in enumerate(servers) if m in model.compatibility[c]), None)
+            if match is not None:
+                yield (jobs, servers[:match] + servers[match + 1:]), lam[c]
+            elif job_buffer is None or len(jobs) < job_buffer:
+                yield (jobs + (c,), servers), lam[c]
+        for m in model.servers:
+            match = next((k for k, c in enumerate(jobs) if m in model.compatibility[c]), None)
+            if match is not None:
+                yield (jobs[:match] + jobs[match + 1:], servers), mu[m]
+            elif server_buffer is None or len(servers) < server_buffer:
+                yield (jobs, servers + (m,)), mu[m]
+        for k, c in enumerate(jobs):
+            if c in gamma:
+                yield (jobs[:k] + jobs[k + 1:], servers), gamma[c]
+        for k, m in enumerate(servers):
+            if m in nu:
+                yield (jobs, servers[:k] + servers[k + 1:]), nu[m]
+    return transitions
+
+
+def general_matching_transitions(edges: Iterable[tuple[Any, Any]],
+                                 probabilities: Mapping[Any, Any]) -> Transitions:
+    """FCFM matching on a general graph (Moyal, Busic and Mairesse; [GR20]_ section 3.4).
+
+    Discrete time: each step one agent arrives, of class c with probability p_c (given as rates:
+    only ratios matter). It leaves with the oldest waiting agent of a neighbouring class, if any,
+    else it waits. State: the waiting agents' classes in arrival order. The stationary law of the
+    step chain solves the balance equations of the chain with these rates."""
+    p = _rate_map(probabilities, "arrival probability")
+    neighbours: dict[str, set[str]] = {c: set() for c in p}
+    for u, v in edges:
+        neighbours[str(u)].add(str(v))
+        neighbours[str(v)].add(str(u))
+
+    def transitions(state: tuple[str, ...]):
+        for c, r in p.items():
+            match = next((k for k, x in enumerate(state) if x in neighbours[c]), None)
+            if match is None:
+                yield state + (c,), r
+            else:
+                yield state[:match] + state[match + 1:], r
+    return transitions
+
+
+def paired_matching_transitions(model: Model) -> Transitions:
+    """Paired bipartite matching (Adan and Weiss; [GR20]_ section 3.4) on (jobs, servers).
+
+    Discrete time: each step a job of class c and a server of type s arrive together, with
+    probability proportional to lambda_c mu_s. The job takes the first compatible waiting server
+    and the server the first compatible waiting job; if neither finds a partner and the two are
+    compatible they match each other; whoever is unmatched waits at the end of its queue."""
+    lam, mu = _rates(model)
+
+    def transitions(state: tuple[tuple[str, ...], tuple[str, ...]]):
+        jobs, servers = state
+        for c in model.classes:
+            for s in model.servers:
+                for_job = next((k for k, m in enumerate(servers)
+                                if m in model.compatibility[c]), None)
+                for_server = next((k for k, x in enumerate(jobs)
+                                   if s in model.compatibility[x]), None)
+                if for_job is None and for_server is None and s in model.compatibility[c]:
+                    continue  # they match each other: no change
+                new_jobs = jobs if for_server is None else \
+                    jobs[:for_server] + jobs[for_server + 1:]
+                new_servers = servers if for_job is None else \
+                    servers[:for_job] + servers[for_job + 1:]
+                if for_job is None:
+                    new_jobs = new_jobs + (c,)
+                if for_server is None:
+                    new_servers = new_servers + (s,)
+                yield (new_jobs, new_servers), lam[c] * mu[s]
+    return transitions

@@ -58,3 +58,33 @@ def ctmc_means(model, discipline, max_jobs, **options):
         for c, k in ctmc.class_counts(state).items():
             means[c] += k * p
     return {"empty": empty, "idle": idle, "L": means}
+
+
+def as_fraction(value) -> Fraction:
+    value = sympy.sympify(value)
+    assert value.is_Rational, value
+    return Fraction(int(value.p), int(value.q))
+
+
+def product_form_law(process, states) -> dict:
+    """The product form of ``process`` on ``states``, normalized there (exact)."""
+    weights = {s: as_fraction(process.product_form(s)) for s in states}
+    total = sum(weights.values())
+    return {s: w / total for s, w in weights.items()}
+
+
+def aggregate(law, key) -> dict:
+    """The image law of ``law`` under ``key``."""
+    result: dict = {}
+    for state, p in law.items():
+        k = key(state)
+        result[k] = result.get(k, Fraction(0)) + p
+    return result
+
+
+def assert_same_law(chain, product):
+    """Same support and the same exact probabilities."""
+    support = {s for s, p in chain.items() if p}
+    assert support == {s for s, p in product.items() if p}
+    for s in support:
+        assert chain[s] == product[s], s

@@ -4,7 +4,9 @@ The product form of each process, restricted to a truncation with the truncation
 (arrivals that would leave it are rejected) and normalized, must equal the stationary law of the
 truncated chain exactly: the truncation error of these conditional laws is zero ([GR20] Cor 3.7).
 Where symq.ctmc has its own transition function (collaborative, ALIS, random assignment), that
-independent code builds the chain; otherwise the process's verbal transitions do.
+independent code builds the chain; otherwise the process's own transitions do here, which checks
+the product form against the class's chain, and tests/test_verbal_chains.py checks the same
+product forms against the chains that symq.ctmc writes from the verbal models.
 """
 
 from fractions import Fraction
