@@ -40,13 +40,15 @@ from sympy import QQ
 
 from .errors import ModelError, VerificationError
 from .model import Model
+from .normalization.entry import DISCIPLINES
 from .processes.base import Process
 
 __all__ = ["BalanceReport", "BalanceFailure", "balance_residuals", "verify", "build_process",
-           "DISCIPLINES"]
+           "VERIFY_DISCIPLINES"]
 
-#: disciplines :func:`verify` and ``symq verify`` accept for a Model
-DISCIPLINES = ("collaborative", "alis", "rais", "dbm", "dbma")
+#: disciplines :func:`verify` and ``symq verify`` accept for a Model: the three of the
+#: normalization DPs and the two matching disciplines of :mod:`symq.processes.matching`
+VERIFY_DISCIPLINES = DISCIPLINES + ("dbm", "dbma")
 
 _FACTORED_RESIDUALS = 12
 #: use python-flint for polynomial sums when it is installed (same results, much faster)
@@ -406,7 +408,7 @@ def balance_residuals(process: Process, max_jobs: int,
 
 
 def build_process(model: Model, discipline: str = "collaborative", **options: Any) -> Process:
-    """The process of ``model`` under ``discipline`` (see :data:`DISCIPLINES`).
+    """The process of ``model`` under ``discipline`` (see :data:`VERIFY_DISCIPLINES`).
 
     Options: ``routing`` (rais: ``"canonical"``, ``"maxflow"``, ``"uniform"`` or a mapping),
     ``check_routing`` (rais, default True), ``region`` (collaborative, an AcceptanceRegion),
@@ -435,7 +437,8 @@ def build_process(model: Model, discipline: str = "collaborative", **options: An
         return DirectedMatching(model, server_buffer=options.get("server_buffer"),
                                 job_buffer=options.get("job_buffer"),
                                 server_patience=options.get("server_patience"))
-    raise ModelError(f"unknown discipline {discipline!r}; use one of {', '.join(DISCIPLINES)}")
+    raise ModelError(f"unknown discipline {discipline!r}; "
+                     f"use one of {', '.join(VERIFY_DISCIPLINES)}")
 
 
 def verify(model: Model | Process, discipline: str = "collaborative", max_jobs: int = 4,

@@ -25,6 +25,7 @@ import sympy
 from .errors import ModelError, UnsupportedError
 from .model import Model
 from .numeric import decimal_string
+from .normalization.entry import DISCIPLINES
 from .rates import parse_rate
 
 __all__ = ["QUANTITIES", "DISCIPLINES", "register", "handler_for", "derive", "evaluate",
@@ -38,15 +39,15 @@ QUANTITIES = {
     "mean-response-time": "mean time in system, per class and overall (arrival-weighted)",
     "response-time": "distribution of the time in system per class (nested models)",
 }
-DISCIPLINES = ("collaborative", "alis", "rais")
-
 Handler = Callable[[Model], Any]
 _HANDLERS: list[tuple[str, str, Callable[[Model], bool], Handler, str]] = []
 
 
 def register(quantity: str, discipline: str, handler: Handler,
-             applies: Callable[[Model], bool] = lambda model: True, method: str = "") -> None:
-    """Register ``handler(model)`` for ``quantity`` under ``discipline`` (where ``applies``)."""
+             applies: Callable[[Model], bool] = lambda model: True,
+             method: str | Callable[[Model], str] = "") -> None:
+    """Register ``handler(model)`` for ``quantity`` under ``discipline`` (where ``applies``);
+    ``method`` names the algorithm, or is a function of the model that names it."""
     if quantity not in QUANTITIES:
         raise ValueError(f"unknown quantity {quantity!r}")
     _HANDLERS.append((quantity, discipline, applies, handler, method))
@@ -68,7 +69,7 @@ def handler_for(model: Model, quantity: str, discipline: str) -> tuple[Handler, 
         raise ModelError(f"unknown discipline {discipline!r}; available: {', '.join(DISCIPLINES)}")
     for name, disc, applies, handler, method in reversed(_HANDLERS):
         if name == quantity and disc == discipline and applies(model):
-            return handler, method
+            return handler, method(model) if callable(method) else method
     available = sorted({d for name, d, applies, _, _ in _HANDLERS
                         if name == quantity and applies(model)})
     hint = f"; available for this model: {', '.join(available)}" if available else ""
@@ -158,36 +159,29 @@ def _function_variables() -> frozenset:
 _FUNCTION_VARIABLES = _function_variables()
 
 
+def _normalization_method(model: Model, quantity: str, discipline: str) -> str:
+    from .normalization import method_name
+    return method_name(model, discipline, quantity)
+
+
 def _register_builtin_handlers() -> None:
     from functools import partial
 
     from . import normalization as nz
     from .aggregated import response_time_applies, response_time_quantity
-    from .nested import is_nested
 
     functions = {"empty-probability": nz.empty_probability,
                  "normalizing-constant": nz.normalizing_constant,
                  "server-idle-probability": nz.server_idle_probability,
                  "mean-number": nz.mean_number,
                  "mean-response-time": nz.mean_response_time}
-    general = {"collaborative": "subset DP over unions of class server sets (exact-cover weights "
-                                "H; Prop 6.2, corrected Prop 6.3; note 4.7)",
-               "alis": "subset DP: idle-order weights W and collaborative weights H (Thm 3.9, "
-                       "note 4.7; in-service means from the matching rates)",
-               "rais": "subset DP: busy-set law Phi(B) D(B) (Thm 5.1, note Thm 1 and 4.7); "
-                       "routing: canonical (ALIS-averaged, note 1.3)"}
+    # one handler per (quantity, discipline): the entry point of symq.normalization dispatches
+    # on structure (components, redundancy:K:D, nested, general subset DP) and names its method
     for quantity, function in functions.items():
         for discipline in DISCIPLINES:
-            handler = partial(function, discipline=discipline)
-            routing = "; routing: canonical (ALIS-averaged, note 1.3)" if discipline == "rais" else ""
-            register(quantity, discipline, handler, method=general[discipline])
-            register(quantity, discipline, handler, applies=nz.is_symmetric_redundancy,
-                     method="redundancy:K:D symmetry: recursion over the number of busy servers"
-                     + routing)
-        register(quantity, "collaborative", partial(function, discipline="collaborative"),
-                 applies=lambda m: is_nested(m) and not nz.is_symmetric_redundancy(m),
-                 method="nested closed form through the nesting tree (Thm 4.5: prod(1 - rho_S), "
-                        "Little's law)")
+            register(quantity, discipline, partial(function, discipline=discipline),
+                     method=partial(_normalization_method, quantity=quantity,
+                                    discipline=discipline))
     for discipline in DISCIPLINES:
         register("response-time", discipline, partial(response_time_quantity, discipline=discipline),
                  applies=partial(response_time_applies, discipline=discipline),

@@ -28,16 +28,18 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from typing import Iterable
 from fractions import Fraction
 
 import networkx as nx
 import sympy
 
 from .errors import ModelError, UnstableModelError
+from .exact import to_fraction
 from .model import Model
 
 __all__ = ["StabilityReport", "stability_report", "check_stability", "is_stable",
-           "stability_conditions", "brute_force_stability_report"]
+           "stability_conditions", "brute_force_stability_report", "check_union_conditions"]
 
 
 @dataclass(frozen=True)
@@ -62,10 +64,8 @@ class StabilityReport:
 
 
 def _fraction(value: sympy.Expr, what: str) -> Fraction:
-    if not value.is_Rational:
-        raise ModelError(f"{what} is {value}; stability is decided for exact numeric rates only: "
-                         "set every symbol with --set NAME=VALUE")
-    return Fraction(int(value.p), int(value.q))
+    return to_fraction(value, what, "; stability is decided for exact numeric rates only: "
+                       "set every symbol with --set NAME=VALUE")
 
 
 def stability_report(model: Model) -> StabilityReport:
@@ -176,6 +176,62 @@ def check_stability(model: Model) -> None:
         load, capacity = model.arrival_rate(classes), model.service_rate(servers)
         raise UnstableModelError(StabilityReport(capacity - load, classes, servers, load,
                                                  capacity).message())
+
+
+def check_union_conditions(model: Model, unions: Iterable[int]) -> None:
+    r"""Raise :class:`UnstableModelError` unless $\lambda(R(X))<\mu(X)$ for the given server sets.
+
+    The second stability engine, for the subset DPs, which enumerate these sets anyway. Stability
+    ($\lambda(A)<\mu(S(A))$ for every non-empty class set $A$) holds iff $\lambda(R(X))<\mu(X)$
+    for every non-empty union $X$ of class server sets, as $A\subseteq R(S(A))$ and $S(R(X))=X$
+    ([GR20]_ section 2); for a nested model the tree nodes suffice, and for ``redundancy:K:D``
+    one set of each size. The caller chooses the sets; the verdict on them is exact.
+
+    Parameters
+    ----------
+    model : Model
+        Numeric rational rates (symbolic models are accepted and not checked).
+    unions : iterable of int
+        Server sets as bitmasks over ``model.servers`` (bit $j$ is ``model.servers[j]``).
+
+    Raises
+    ------
+    UnstableModelError
+        Names the classes $R(X)$ and the servers $X$ of a violated inequality (the same message
+        as :func:`check_stability`).
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> n = model("n").substitute({"lambda_1": "1", "lambda_2": "1", "mu_1": "1", "mu_2": "1"})
+    >>> check_union_conditions(n, [0b01, 0b11])
+    Traceback (most recent call last):
+    ...
+    symq.errors.UnstableModelError: unstable: classes {'1'} bring 1 but their servers {'1'} serve only 1; lower those arrival rates or raise those service rates
+
+    Running time: O(|unions| (M + J)) integer operations.
+    """
+    if model.is_empty or not model.is_numeric:
+        return
+    index = {s: j for j, s in enumerate(model.servers)}
+    masks = {c: sum(1 << index[s] for s in v) for c, v in model.compatibility.items()}
+    lam = {i: _fraction(r, f"arrival rate of class {i!r}") for i, r in model.arrival_rates.items()}
+    mu = {j: _fraction(r, f"service rate of server {j!r}") for j, r in model.service_rates.items()}
+    scale = math.lcm(*(x.denominator for x in [*lam.values(), *mu.values()]))
+    lam_int = {c: int(lam[c] * scale) for c in lam}
+    mu_int = [int(mu[s] * scale) for s in model.servers]
+    for x in unions:
+        if not x:
+            continue
+        serving = sum(mu_int[j] for j in range(len(mu_int)) if x >> j & 1)
+        required = [c for c in model.classes if masks[c] & ~x == 0]
+        arriving = sum(lam_int[c] for c in required)
+        if arriving >= serving:
+            servers = tuple(s for j, s in enumerate(model.servers) if x >> j & 1)
+            load = sympy.Rational(arriving, scale)
+            capacity = sympy.Rational(serving, scale)
+            raise UnstableModelError(StabilityReport(capacity - load, tuple(required), servers,
+                                                     load, capacity).message())
 
 
 def _connected(model: Model, classes: tuple[str, ...]) -> bool:

@@ -1,6 +1,6 @@
 """Exact constants, idle probabilities and means against independent routes.
 
-* published exact values (notes/rais-and-aggregation.md 4.6 and 4.8: W, N, 3-cycle);
+* published exact values (W, N, 3-cycle; tests/REFERENCES.md);
 * the truncated CTMC of the verbal model (symq.ctmc) for all three disciplines, within a stated
   truncation bound (hypothesis, small random stable graphs);
 * second derivations: Prop 6.2 and corrected Prop 6.3 recursions, the nested closed forms, the
@@ -15,6 +15,11 @@ from hypothesis import given, settings, strategies as st
 
 import symq
 from symq import normalization as nz
+from symq.normalization.alis import alis_values, matching_rates
+from symq.normalization.collaborative import CollaborativeTables, collaborative_values
+from symq.normalization.rais import rais_values
+from symq.normalization.structured import redundancy_values
+from symq.normalization.subsets import IdleTables, SubsetGraph
 from symq.aggregated import canonical_assignment
 from symq.ctmc import busy_servers, class_counts, empty_mass, truncated_stationary
 from symq.errors import ModelError, UnstableModelError
@@ -140,12 +145,12 @@ def test_dp_matches_truncated_ctmc(discipline, model):
 def test_prop_6_2_6_3_and_nested_forms_agree_symbolically(name):
     """H-DP (general route), server-removal recursions and the nested tree, as rational functions."""
     m = symq.model(name)
-    graph = nz._Graph(m)
-    general = nz._collaborative_values(graph, per_class=True)
+    graph = SubsetGraph(m)
+    general = collaborative_values(graph, per_class=True)
     nested = nz.mean_number(m)["per_class"]  # nested closed form (auto-detected)
     recursion = nz.server_removal_mean_number(m)
     empty = graph.arith.expr(general["empty"])
-    assert sympy.cancel(empty - nz.server_removal_empty_probability(m)) == 0
+    assert sympy.cancel(empty - nz.empty_probability(m, method="server-removal")) == 0
     assert sympy.cancel(empty - symq.nested_empty_probability(m)) == 0
     for c in m.classes:
         dp = graph.arith.expr(general["L"][c])
@@ -161,12 +166,12 @@ def test_five_class_nested_model_symbolically():
     recursion and the tree agree as rational functions (means: at exact points below; the
     symbolic per-class DP takes about a minute on 8 symbols)."""
     m = symq.model("nested")
-    graph = nz._Graph(m)
-    general = nz._collaborative_values(graph, per_class=False)
+    graph = SubsetGraph(m)
+    general = collaborative_values(graph, per_class=False)
     tree = nz.server_idle_probability(m)["per_server"]
     empty = graph.arith.expr(general["empty"])
     assert sympy.cancel(empty - symq.nested_empty_probability(m)) == 0
-    assert sympy.cancel(empty - nz.server_removal_empty_probability(m)) == 0
+    assert sympy.cancel(empty - nz.empty_probability(m, method="server-removal")) == 0
     for s in m.servers:
         assert sympy.cancel(graph.arith.expr(general["idle"][s]) - tree[s]) == 0
 
@@ -179,8 +184,8 @@ def test_five_class_nested_means_at_exact_points(values):
     m = symq.model("nested").substitute({k: str(v) for k, v in setting.items()})
     if not symq.is_stable(m):
         return
-    graph = nz._Graph(m)
-    general = nz._collaborative_values(graph, per_class=True)
+    graph = SubsetGraph(m)
+    general = collaborative_values(graph, per_class=True)
     tree = nz.mean_number(m)["per_class"]
     recursion = nz.server_removal_mean_number(m)
     for c in m.classes:
@@ -207,19 +212,19 @@ def test_alis_and_rais_routes_agree_symbolically_on_w():
 def test_internal_identities(model):
     """Note 4.7 built-in checks: sum_s r_cs = lambda_c; sum_c r_cs/mu_s = P(s busy);
     hat H(B) = mu^x(B) D(B); RAIS queue means (D_c) = ALIS queue means (H_c, Omega)."""
-    graph = nz._Graph(model)
-    tables = nz._IdleTables(graph)
-    coll = nz._CollaborativeTables(graph, False)
-    rates = nz.matching_rates(graph, tables, coll)
+    graph = SubsetGraph(model)
+    tables = IdleTables(graph)
+    coll = CollaborativeTables(graph, False)
+    rates = matching_rates(graph, tables, coll)
     for k, c in enumerate(graph.classes):
         assert sum((v for (cc, _), v in rates.items() if cc == c), graph.arith.zero) == graph.lam[k]
-    idle = nz._alis_values(graph, False)["idle"]
+    idle = alis_values(graph, False)["idle"]
     for j, s in enumerate(graph.servers):
         busy = sum((v for (_, ss), v in rates.items() if ss == s), graph.arith.zero) / graph.mu[j]
         assert busy == 1 - idle[s]
     h_hat = coll.zeta()
     assert all(h_hat[x] == tables.mu_prod[x] * tables.d[x] for x in range(graph.full + 1))
-    alis, rais = nz._alis_values(graph, True), nz._rais_values(graph, True)
+    alis, rais = alis_values(graph, True), rais_values(graph, True)
     assert alis["LQ"] == rais["LQ"] and alis["empty"] == rais["empty"]
 
 
@@ -228,10 +233,10 @@ def test_internal_identities(model):
 def test_redundancy_symmetry_matches_general_dp(discipline, shape):
     m = symq.model(f"redundancy:{shape}").substitute({"lambda": "6/5", "mu": "1"})
     assert nz.is_symmetric_redundancy(m)
-    graph = nz._Graph(m)
-    general = {"collaborative": nz._collaborative_values, "alis": nz._alis_values,
-               "rais": nz._rais_values}[discipline](graph, True)
-    fast = nz._redundancy_values(m, discipline, True)
+    graph = SubsetGraph(m)
+    general = {"collaborative": collaborative_values, "alis": alis_values,
+               "rais": rais_values}[discipline](graph, True)
+    fast = redundancy_values(m, discipline, True)
     for key in ("G", "empty"):
         assert graph.arith.expr(general[key]) == fast["arith"].expr(fast[key]), key
     for c in m.classes:
@@ -285,8 +290,66 @@ def test_three_cycle_matches_truncated_ctmc(discipline):
 @settings(max_examples=10)
 @given(model=light_models())
 def test_two_collaborative_mean_routes_agree(model):
-    """Per-class exact-cover weights H_c against prefix x job x continuation sums (note 4.7)."""
-    graph = nz._Graph(model)
-    weights = nz._collaborative_values(graph, True, route="weights")["L"]
-    suffix = nz._collaborative_values(graph, True, route="suffix")["L"]
+    """Per-class exact-cover weights H_c against prefix x job x continuation sums ."""
+    graph = SubsetGraph(model)
+    weights = collaborative_values(graph, True, route="weights")["L"]
+    suffix = collaborative_values(graph, True, route="suffix")["L"]
     assert weights == suffix
+
+
+# ---------------------------------------------------------------------------- methods
+@settings(max_examples=15, deadline=None)
+@given(model=light_models())
+def test_server_removal_and_subset_dp_are_two_routes(model):
+    """method="server-removal" (Prop 6.2 / corrected 6.3 over class sets) against
+    method="subset-dp" (exact-cover weights over unions of server sets): no shared code."""
+    for quantity in (nz.empty_probability, nz.normalizing_constant, nz.server_idle_probability,
+                     nz.mean_number):
+        assert quantity(model, method="server-removal") == quantity(model, method="subset-dp")
+
+
+def test_server_removal_route_catches_an_injected_error(monkeypatch):
+    """Must fail: a 1 % error in one rate of the subset DP's field is seen by the comparison."""
+    m = cycle3()
+    reference = nz.mean_number(m, method="server-removal")
+    from symq.exact import ExactField
+    real = ExactField.value
+
+    def wrong(self, expr):
+        out = real(self, expr)
+        return out * self.make(101, 100) if expr == R(1, 3) else out
+    monkeypatch.setattr(ExactField, "value", wrong)
+    assert nz.mean_number(m, method="subset-dp") != reference
+    assert nz.empty_probability(m, method="subset-dp") != nz.empty_probability(
+        m, method="server-removal")
+
+
+def test_components_factor():
+    """A disconnected graph: the product over components equals the general DP on the whole."""
+    w = symq.model("w").substitute(W_VALUES)
+    c3 = cycle3()
+    both = Model(compatibility={**{f"w{c}": [f"w{s}" for s in v] for c, v in w.compatibility.items()},
+                                **c3.compatibility},
+                 arrival_rates={**{f"w{c}": r for c, r in w.arrival_rates.items()},
+                                **c3.arrival_rates},
+                 service_rates={**{f"w{s}": r for s, r in w.service_rates.items()},
+                                **c3.service_rates})
+    assert len(nz.components(both)) == 2
+    for discipline in nz.DISCIPLINES:
+        assert "components" in nz.method_name(both, discipline)
+        auto = nz.values(both, discipline, per_class=True)[0]
+        assert auto["empty"] == nz.empty_probability(w, discipline) * nz.empty_probability(
+            c3, discipline)
+        for quantity in (nz.empty_probability, nz.server_idle_probability, nz.mean_number):
+            assert quantity(both, discipline) == quantity(both, discipline, method="subset-dp")
+
+
+def test_structured_methods_refuse_other_models():
+    with pytest.raises(ModelError, match="method 'nested'"):
+        nz.empty_probability(cycle3(), method="nested")
+    with pytest.raises(ModelError, match="method 'redundancy'"):
+        nz.empty_probability(cycle3(), method="redundancy")
+    with pytest.raises(symq.UnsupportedError, match="server-removal"):
+        nz.empty_probability(cycle3(), "alis", method="server-removal")
+    with pytest.raises(ModelError, match="unknown method"):
+        nz.empty_probability(cycle3(), method="fast")

@@ -21,7 +21,7 @@ import argparse
 
 from sympy import latex
 
-from ..balance import DISCIPLINES, verify
+from ..balance import VERIFY_DISCIPLINES, verify
 from ..catalog import model as load_model
 from ..errors import ModelError
 
@@ -52,7 +52,7 @@ def register(subparsers) -> None:
                     "transitions of its verbal model: exact global- and partial-balance residuals "
                     "on every valid state with at most N jobs. Exit status 1 if one is nonzero.")
     p.add_argument("model", help="built-in name or path to a TOML file")
-    p.add_argument("--discipline", choices=DISCIPLINES, default="collaborative",
+    p.add_argument("--discipline", choices=VERIFY_DISCIPLINES, default="collaborative",
                    help="collaborative (OI queue; abandonments if the model has them), alis, "
                         "rais, dbm (directed bipartite matching), dbma (with abandonments)")
     p.add_argument("--max-jobs", default="4",

@@ -1,0 +1,293 @@
+r"""The collaborative discipline (redundancy with cancel-on-completion, [GR20]_ Thm 3.3): the
+exact-cover subset DP over unions of class server sets (Props 6.2 and 6.3 in their DP form) and,
+as an independent second route, the memoized server-removal recursions of Prop 6.2 and of the
+corrected Prop 6.3 over class sets.
+
+The exact-cover weights are $H(\emptyset)=1$, $H(X)=\frac1{r(X)}\sum_{Y\cup S_c=X,\,Y\ne X}
+\lambda_cH(Y)$, supported on the unions of the sets $S_c$; $G=1/\pi(\emptyset)=\sum_XH(X)$,
+$P(k\text{ idle})=\sum_{X\not\ni k}H(X)/G$ (Prop 6.2: $\psi_k=\pi(\emptyset)/\pi_{\vdash k}
+(\emptyset)$) and the mean numbers $L_c=\sum_XH_c(X)/G$ (corrected Prop 6.3), where $H_c$ counts
+class-$c$ jobs.
+
+Examples
+--------
+>>> import sympy
+>>> from symq import model
+>>> from symq.normalization.collaborative import collaborative_values, server_removal_mean_number
+>>> from symq.normalization.subsets import SubsetGraph
+>>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+>>> str(collaborative_values(SubsetGraph(n), per_class=False)["empty"])
+'9/14'
+>>> server_removal_mean_number(n) == {'1': sympy.Rational(5, 14), '2': sympy.Rational(1, 6)}
+True
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import sympy
+
+from ..exact import to_fraction
+from ..model import Model
+from ..stability import check_stability
+from .subsets import SubsetGraph, is_numeric, unions, zeta
+
+__all__ = ["CollaborativeTables", "collaborative_values", "collaborative_empty_probability",
+           "server_removal_mean_number"]
+
+
+class CollaborativeTables:
+    r"""Exact-cover weights $H$ (and, if ``per_class``, $H_c$) on the unions of class server sets.
+
+    Parameters
+    ----------
+    graph : SubsetGraph
+    per_class : bool
+        Also build the per-class weights $H_c$ (O(U J^2) instead of O(U J) for U unions).
+    """
+
+    def __init__(self, graph: SubsetGraph, per_class: bool) -> None:
+        self.graph = graph
+        zero, one = graph.arith.zero, graph.arith.one
+        masks, lam = graph.masks, graph.lam
+        classes = range(len(masks))
+        self.order = unions(masks)
+        self.r = {}
+        self.mu = {}
+        weight = {x: zero for x in self.order}
+        weight[0] = one
+        per = {x: [zero] * len(masks) for x in self.order} if per_class else None
+        for x in self.order:
+            if x:
+                mu_x, r = graph.mu_and_r(x)
+                self.r[x] = r
+                self.mu[x] = mu_x
+                h = weight[x] / r
+                weight[x] = h
+                if per is not None:
+                    vec = per[x]
+                    for c in classes:
+                        if masks[c] & ~x == 0:
+                            vec[c] += lam[c] * h
+                    per[x] = [v / r for v in vec]
+            h = weight[x]
+            for c in classes:
+                y = x | masks[c]
+                if y != x:
+                    weight[y] += lam[c] * h
+                    if per is not None:
+                        src, dst = per[x], per[y]
+                        for k in classes:
+                            if src[k]:
+                                dst[k] += lam[c] * src[k]
+                        dst[c] += lam[c] * h
+        self.weight = weight
+        self.per_class = per
+        self.total = sum(weight.values(), zero)
+
+    def suffix_weights(self, tail=None) -> dict[int, Any]:
+        r"""$F(Z)=\frac{\mu(Z)}{r(Z)}\bigl[\text{tail}(Z)+\sum_{c:S_c\not\subseteq Z}\lambda_c
+        \frac{F(Z\cup S_c)}{\mu(Z\cup S_c)}\bigr]$ on the unions, decreasing: the weight of all
+        continuations of a job sequence whose servers so far are $Z$ (jobs of $R(Z)$ repeat
+        geometrically, $1/(1-\alpha(Z))=\mu(Z)/r(Z)$). ``tail(Z)`` weights the final union
+        ($\Omega(\mathcal M\setminus Z)$ for ALIS, 1 for the collaborative model)."""
+        g = self.graph
+        masks, lam = g.masks, g.lam
+        out = {}
+        for x in reversed(self.order):
+            acc = g.arith.one if tail is None else tail(x)
+            for c, m in enumerate(masks):
+                y = x | m
+                if y != x:
+                    acc += lam[c] * out[y] / self.mu[y]
+            out[x] = acc * self.mu[x] / self.r[x] if x else acc
+        return out
+
+    def class_sums(self, suffix: dict[int, Any]) -> list[Any]:
+        r"""$\sum_Y H(Y)\,\lambda_c\,F(Y\cup S_c)/\mu(Y\cup S_c)$ for every class $c$: each class-$c$
+        job of a sequence is counted once, as (prefix, the job, continuation); with $F$ of
+        :meth:`suffix_weights` this is $\sum_XH_c(X)\,\text{tail}(X)$ in O(U J)."""
+        g = self.graph
+        per_rate = {z: f / self.mu[z] for z, f in suffix.items() if z}
+        out = []
+        for c, m in enumerate(g.masks):
+            acc = g.arith.zero
+            for y, h in self.weight.items():
+                acc += h * per_rate[y | m]
+            out.append(g.lam[c] * acc)
+        return out
+
+    def zeta(self) -> list[Any]:
+        r"""$\hat H(X)=\sum_{Y\subseteq X}H(Y)=1/\pi^C_{\vdash(\mathcal M\setminus X)}(\emptyset)$."""
+        g = self.graph
+        table = [g.arith.zero] * (g.full + 1)
+        for x, h in self.weight.items():
+            table[x] = h
+        zeta(table, g.size)
+        return table
+
+
+def collaborative_values(graph: SubsetGraph, per_class: bool, route: str = "suffix"
+                         ) -> dict[str, Any]:
+    r"""$G$, $\pi(\emptyset)$, per-server idle probabilities and (if ``per_class``) the mean
+    numbers $L_c$ of the collaborative model by the exact-cover DP ([GR20]_ Thm 3.3, Props 6.2,
+    6.3 corrected).
+
+    Parameters
+    ----------
+    graph : SubsetGraph
+    per_class : bool
+        Compute the mean numbers ``"L"``.
+    route : ``"suffix"`` or ``"weights"``
+        Mean numbers by prefix x job x continuation (O(U J)) or by the per-class weights $H_c$
+        (O(U J^2)); two routes for the tests.
+
+    Returns
+    -------
+    dict
+        ``{"G", "empty", "idle": {server: p}, "L": {class: L_c}}`` as field elements.
+
+    Running time: O(U (M + J)) for U unions of class server sets.
+    """
+    tables = CollaborativeTables(graph, per_class and route == "weights")
+    g = tables.total
+    arith = graph.arith
+    out = {"G": g, "empty": arith.one / g}
+    idle = {}
+    for j, s in enumerate(graph.servers):
+        bit = 1 << j
+        idle[s] = sum((h for x, h in tables.weight.items() if not x & bit), arith.zero) / g
+    out["idle"] = idle
+    if per_class and route == "weights":
+        sums = [arith.zero] * len(graph.classes)
+        for vec in tables.per_class.values():
+            for k, v in enumerate(vec):
+                sums[k] += v
+        out["L"] = {c: sums[k] / g for k, c in enumerate(graph.classes)}
+    elif per_class:
+        sums = tables.class_sums(tables.suffix_weights())
+        out["L"] = {c: sums[k] / g for k, c in enumerate(graph.classes)}
+    return out
+
+
+# ---------------------------------------------------------------------------- server removal
+def _server_removal(model: Model):
+    """The memoized recursions over class sets (Fractions, or cancelled sympy expressions)."""
+    classes = model.classes
+    servers_of = {i: frozenset(model.compatibility[i]) for i in classes}
+    classes_of = {j: frozenset(model.classes_of([j])) for j in model.servers}
+    numeric = is_numeric(model)
+    convert = to_fraction if numeric else (lambda x: x)
+    lam = {i: convert(model.arrival_rates[i]) for i in classes}
+    mu = {j: convert(model.service_rates[j]) for j in model.servers}
+    zero = to_fraction(0) if numeric else sympy.Integer(0)
+    one = to_fraction(1) if numeric else sympy.Integer(1)
+    simplify = (lambda x: x) if numeric else sympy.cancel
+
+    def servers(remaining):
+        return frozenset().union(*(servers_of[i] for i in remaining))
+
+    def capacity(remaining):
+        return sum((mu[j] for j in servers(remaining)), zero) - sum((lam[i] for i in remaining), zero)
+
+    @lru_cache(maxsize=None)
+    def inverse_empty(remaining: frozenset) -> Any:
+        # 1 / pi(empty) of the system made of the classes `remaining` (Prop 6.2, inverted)
+        if not remaining:
+            return one
+        total = sum((mu[j] * inverse_empty(remaining - classes_of[j]) for j in servers(remaining)),
+                    zero)
+        return simplify(total / capacity(remaining))
+
+    @lru_cache(maxsize=None)
+    def means(remaining: frozenset) -> dict[str, Any]:
+        # corrected Prop 6.3: L_i = (lambda_i + sum_{k not in S_i} mu_k psi_k L_{i|-k}) / (mu - lambda)
+        if not remaining:
+            return {}
+        cap = capacity(remaining)
+        inv = inverse_empty(remaining)
+        out = {}
+        for i in remaining:
+            acc = lam[i]
+            for k in servers(remaining) - servers_of[i]:
+                reduced = remaining - classes_of[k]
+                psi = inverse_empty(reduced) / inv
+                acc += mu[k] * psi * means(reduced).get(i, zero)
+            out[i] = simplify(acc / cap)
+        return out
+    return inverse_empty, means
+
+
+def collaborative_empty_probability(model: Model) -> sympy.Expr:
+    r"""$\pi(\emptyset)$ of the collaborative model by the server-removal recursion of [GR20]_
+    Prop 6.2, $\pi(\emptyset)=(\mu-\lambda)/\sum_k\mu_k/\pi_{\vdash k}(\emptyset)$, memoized over
+    the class sets that removals leave. This is the plain route, independent of the subset DP:
+    ``empty_probability(model, method="server-removal")`` calls it.
+
+    Parameters
+    ----------
+    model : Model
+        Numeric (rational) or symbolic rates.
+
+    Returns
+    -------
+    sympy.Expr
+        A ``Rational``, or a factored rational function.
+
+    Raises
+    ------
+    UnstableModelError
+        Numeric rates that violate $\lambda(A) < \mu(S(A))$.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> collaborative_empty_probability(model("n").substitute(
+    ...     {"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"}))
+    9/14
+
+    Running time: O(K M) operations for K class sets reachable by removing servers (up to 2^J).
+    """
+    check_stability(model)
+    if model.is_empty:
+        return sympy.Integer(1)
+    inverse, _ = _server_removal(model)
+    result = inverse(frozenset(model.classes))
+    if is_numeric(model):
+        return sympy.Rational(result.denominator, result.numerator)
+    return sympy.factor(1 / result)
+
+
+def server_removal_mean_number(model: Model) -> dict[str, sympy.Expr]:
+    r"""Per-class mean numbers of the collaborative model by [GR20]_ Prop 6.3 *corrected*,
+    $L_i=\bigl(\lambda_i+\sum_{k\notin S_i}\mu_k\psi_kL_{i\vdash k}\bigr)/(\mu-\lambda)$ (the
+    printed sum over $k\in S_i$ is wrong: every term vanishes), memoized over class sets; the
+    second route of ``mean_number(model, method="server-removal")``.
+
+    Returns
+    -------
+    dict
+        ``{class: L_c}``, exact.
+
+    Raises
+    ------
+    UnstableModelError
+        Numeric rates that violate $\lambda(A) < \mu(S(A))$.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> server_removal_mean_number(model("n").substitute(
+    ...     {"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"}))["1"]
+    5/14
+
+    Running time: O(K M J) for K reachable class sets.
+    """
+    check_stability(model)
+    _, means = _server_removal(model)
+    result = means(frozenset(model.classes))
+    if is_numeric(model):
+        return {i: sympy.Rational(v.numerator, v.denominator) for i, v in result.items()}
+    return {i: sympy.factor(v) for i, v in result.items()}

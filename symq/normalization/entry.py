@@ -1,0 +1,400 @@
+r"""The one entry point of the normalization package: it validates the discipline, checks
+stability by the cheapest exact route, picks the algorithm for the model's structure (components,
+``redundancy:K:D``, nested tree, else the general subset DP of the discipline) or the one named
+by ``method=``, and returns exact sympy values. :mod:`symq.quantities` calls these functions
+for every built-in quantity, so the structure is inspected here and nowhere else.
+
+Methods: ``"auto"`` (structure first), ``"subset-dp"`` (the general DP of the discipline,
+whatever the structure), ``"server-removal"`` (collaborative only: the memoized recursions of
+[GR20]_ Props 6.2 and 6.3 over class sets, the plain second route), ``"redundancy"`` and
+``"nested"`` (force a structured route; refused where it does not apply), ``"components"``
+(factor over the connected components, each by ``"auto"``).
+
+Examples
+--------
+>>> from sympy import latex
+>>> from symq import model
+>>> from symq.normalization import empty_probability
+>>> print(latex(empty_probability(model("n"))))
+- \frac{\left(\lambda_{1} - \mu_{1}\right) \left(\lambda_{1} + \lambda_{2} - \mu_{1} - \mu_{2}\right)}{\mu_{1} \left(\lambda_{1} - \mu_{1} - \mu_{2}\right)}
+>>> w = model("w").substitute({"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4",
+...                            "mu_1": "1", "mu_2": "4/5"})
+>>> empty_probability(w, "alis"), empty_probability(w, "rais")
+(663/1216, 663/1216)
+>>> empty_probability(w, method="server-removal") == empty_probability(w, method="subset-dp")
+True
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import sympy
+
+from ..errors import ModelError, UnsupportedError
+from ..model import Model
+from ..stability import check_stability, check_union_conditions
+from .alis import alis_values
+from .collaborative import _server_removal, collaborative_values
+from .rais import rais_values
+from .structured import components, is_symmetric_redundancy, redundancy_values
+from .subsets import SubsetGraph, is_numeric, unions
+
+__all__ = ["DISCIPLINES", "METHODS", "values", "method_name", "empty_probability",
+           "normalizing_constant", "server_idle_probability", "mean_number", "mean_response_time",
+           "check_stability_fast"]
+
+#: the disciplines of the normalization DPs ([GR20]_ Thm 3.3, 3.9, 3.10)
+DISCIPLINES = ("collaborative", "alis", "rais")
+#: the values of ``method=``
+METHODS = ("auto", "subset-dp", "server-removal", "redundancy", "nested", "components")
+#: above this many unions the stability check uses one max-flow instead
+_MAX_UNION_CHECK = 200_000
+
+
+def _check_discipline(discipline: str) -> None:
+    if discipline not in DISCIPLINES:
+        raise ModelError(f"unknown discipline {discipline!r}; available: {', '.join(DISCIPLINES)}")
+
+
+def _check_method(method: str) -> None:
+    if method not in METHODS:
+        raise ModelError(f"unknown method {method!r}; available: {', '.join(METHODS)}")
+
+
+def check_stability_fast(model: Model) -> None:
+    r"""Stability by the cheapest exact route for the model's structure (no-op when symbolic).
+
+    ``redundancy:K:D``: one set of each size $k$ ($\lambda\binom kD/\binom KD<k\mu$); nested: the
+    tree nodes; otherwise the unions of class server sets when there are at most 200,000 of
+    them, else one max-flow (:func:`symq.stability.check_stability`).
+
+    Raises
+    ------
+    UnstableModelError
+        The message of :mod:`symq.stability`, naming classes and servers.
+    """
+    if not is_numeric(model):
+        return
+    if any(not r.is_Rational for r in (*model.arrival_rates.values(),
+                                       *model.service_rates.values())):
+        check_stability(model)
+        return
+    index = {s: j for j, s in enumerate(model.servers)}
+    masks = sorted({sum(1 << index[s] for s in v) for v in model.compatibility.values()})
+    if is_symmetric_redundancy(model):
+        K = len(model.servers)
+        D = len(next(iter(model.compatibility.values())))
+        rate = next(iter(model.arrival_rates.values()))
+        mu = next(iter(model.service_rates.values()))
+        for k in range(1, K + 1):
+            if not rate * math.comb(k, D) < k * mu:
+                check_union_conditions(model, [(1 << k) - 1])
+        return
+    from ..nested import is_nested
+    if is_nested(model):
+        check_union_conditions(model, masks)
+        return
+    sets = _bounded_unions(masks)
+    if sets is None:
+        check_stability(model)
+        return
+    check_union_conditions(model, sets)
+
+
+def _bounded_unions(masks: list[int]) -> list[int] | None:
+    reach = {0}
+    frontier = [0]
+    while frontier:
+        new = []
+        for x in frontier:
+            for m in masks:
+                y = x | m
+                if y not in reach:
+                    reach.add(y)
+                    new.append(y)
+        if len(reach) > _MAX_UNION_CHECK:
+            return None
+        frontier = new
+    return sorted(reach)
+
+
+def _auto_method(model: Model, discipline: str) -> str:
+    if len(components(model)) > 1:
+        return "components"
+    if is_symmetric_redundancy(model):
+        return "redundancy"
+    from ..nested import is_nested
+    if discipline == "collaborative" and is_nested(model):
+        return "nested"
+    return "subset-dp"
+
+
+def method_name(model: Model, discipline: str, quantity: str = "empty-probability",
+                method: str = "auto") -> str:
+    """The algorithm that :func:`values` uses for ``model`` (named in the CLI's JSON output).
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> print(method_name(model("w"), "collaborative"))
+    nested closed form through the nesting tree (Thm 4.5, prod(1 - rho_S), Little's law)
+    """
+    _check_discipline(discipline)
+    _check_method(method)
+    if method == "auto":
+        method = _auto_method(model, discipline)
+    routing = ("; routing: canonical (arriving jobs go to the server idle longest under ALIS, "
+               "Thm 3.10)" if discipline == "rais" else "")
+    if method == "components":
+        return ("product over the connected components of the compatibility graph, each by its "
+                "own method" + routing)
+    if method == "redundancy":
+        return "redundancy:K:D symmetry: recursion over the number of busy servers" + routing
+    if method == "nested":
+        return "nested closed form through the nesting tree (Thm 4.5, prod(1 - rho_S), Little's law)"
+    if method == "server-removal":
+        return "server-removal recursion over class sets (Prop 6.2, corrected Prop 6.3)"
+    if discipline == "collaborative":
+        return ("subset DP over unions of class server sets (exact-cover weights H; Prop 6.2, "
+                "corrected Prop 6.3)")
+    if discipline == "alis":
+        return ("subset DP: idle-order weights W and collaborative weights H (Thm 3.9"
+                + ("; in-service means from the matching rates)" if quantity.startswith("mean")
+                   else ")"))
+    return "subset DP: busy-set law Phi(B) D(B) (Thm 3.10)" + routing
+
+
+def values(model: Model, discipline: str = "collaborative", per_class: bool = False,
+           method: str = "auto", field: Any = None) -> tuple[dict[str, Any], Any]:
+    r"""All normalization values of ``model`` by one algorithm: the single dispatch on structure.
+
+    Parameters
+    ----------
+    model : Model
+    discipline : ``"collaborative"``, ``"alis"`` or ``"rais"``
+    per_class : bool
+        Also compute the mean numbers ``"L"``.
+    method : str
+        One of :data:`METHODS` (module docstring).
+    field : optional
+        The arithmetic of the subset DPs (default exact; :mod:`symq.normalization.certified`
+        passes balls). Routes that have no use for it (nested, server removal) return sympy.
+
+    Returns
+    -------
+    (dict, field or None)
+        ``{"G", "empty", "idle": {server: p}, "L": {class: L_c}}`` and the field its values live
+        in (``None``: sympy expressions).
+
+    Raises
+    ------
+    ModelError
+        An unknown discipline or method, a model without classes, a structured method that does
+        not apply.
+    UnstableModelError
+        Numeric rates that violate $\lambda(A) < \mu(S(A))$.
+    UnsupportedError
+        Numeric rates that are not rational; ``"server-removal"`` for a noncollaborative
+        discipline.
+
+    Running time: that of the chosen algorithm (see its module).
+    """
+    _check_discipline(discipline)
+    _check_method(method)
+    if model.is_empty:
+        raise ModelError("the model has no class; give it at least one class and server")
+    check_stability_fast(model)
+    if method == "auto":
+        method = _auto_method(model, discipline)
+    if method == "components":
+        return _component_values(model, discipline, per_class, field)
+    if method == "redundancy":
+        if not is_symmetric_redundancy(model):
+            raise ModelError("method 'redundancy' needs a redundancy:K:D model (every D-subset "
+                             "of the servers one class, equal rates); use method='auto'")
+        out = redundancy_values(model, discipline, per_class, field)
+        return out, out["arith"]
+    if method == "nested":
+        from ..nested import is_nested, nested_means
+        if discipline != "collaborative" or not is_nested(model):
+            raise ModelError("method 'nested' needs a nested model and the collaborative "
+                             "discipline; use method='auto'")
+        return nested_means(model), None
+    if method == "server-removal":
+        if discipline != "collaborative":
+            raise UnsupportedError("method 'server-removal' is the collaborative recursion of "
+                                   "Prop 6.2; use method='subset-dp' for ALIS and RAIS")
+        return _server_removal_values(model, per_class), None
+    graph = SubsetGraph(model, field)
+    dp = {"collaborative": collaborative_values, "alis": alis_values, "rais": rais_values}
+    return dp[discipline](graph, per_class), graph.arith
+
+
+def _server_removal_values(model: Model, per_class: bool) -> dict[str, Any]:
+    inverse, means = _server_removal(model)
+    everything = frozenset(model.classes)
+    g = inverse(everything)
+    to = (lambda v: sympy.Rational(v.numerator, v.denominator)) if is_numeric(model) else \
+        sympy.sympify
+    out = {"G": to(g), "empty": to(1 / g)}
+    out["idle"] = {k: to(inverse(everything - frozenset(model.classes_of([k]))) / g)
+                   for k in model.servers}  # Prop 6.2: psi_k = pi(0) / pi_{|-k}(0)
+    if per_class:
+        out["L"] = {c: to(v) for c, v in means(everything).items()}
+    return out
+
+
+def _component_values(model: Model, discipline: str, per_class: bool, field: Any
+                      ) -> tuple[dict[str, Any], Any]:
+    parts = [values(part, discipline, per_class, "auto", field) for part in components(model)]
+    if field is not None and all(arith is field for _, arith in parts):
+        one, conv = field.one, (lambda v, a: v)
+    else:
+        field, one = None, sympy.Integer(1)
+        conv = _as_expr
+    out: dict[str, Any] = {"G": one, "empty": one, "idle": {}, "L": {}}
+    for part, arith in parts:
+        out["G"] = out["G"] * conv(part["G"], arith)
+        out["empty"] = out["empty"] * conv(part["empty"], arith)
+        out["idle"].update({s: conv(v, arith) for s, v in part["idle"].items()})
+        if per_class:
+            out["L"].update({c: conv(v, arith) for c, v in part["L"].items()})
+    out["idle"] = {s: out["idle"][s] for s in model.servers}
+    if per_class:
+        out["L"] = {c: out["L"][c] for c in model.classes}
+    if field is None and not is_numeric(model):
+        out["G"], out["empty"] = sympy.factor(out["G"]), sympy.factor(out["empty"])
+    return out, field
+
+
+def _as_expr(value: Any, arith) -> sympy.Expr:
+    if arith is None:
+        value = sympy.sympify(value)
+        return sympy.factor(value) if value.free_symbols else value
+    return arith.expr(value)
+
+
+def _total(parts, arith) -> Any:
+    return sum(parts, arith.zero) if arith is not None else sympy.Add(*parts)
+
+
+def empty_probability(model: Model, discipline: str = "collaborative", method: str = "auto"
+                      ) -> sympy.Expr:
+    r"""Probability that no job is in the system, exact.
+
+    Parameters
+    ----------
+    model : Model
+        Rational or symbolic rates.
+    discipline : ``"collaborative"``, ``"alis"`` or ``"rais"``
+    method : str
+        ``"auto"`` (by structure), ``"subset-dp"``, ``"server-removal"`` (collaborative),
+        ``"redundancy"``, ``"nested"``, ``"components"`` (module docstring).
+
+    Returns
+    -------
+    sympy.Expr
+        A ``Rational`` for numeric rates, else a factored rational function of the rates.
+
+    Raises
+    ------
+    ModelError
+        An unknown discipline or method, a model without classes.
+    UnstableModelError
+        Numeric rates that violate $\lambda(A) < \mu(S(A))$.
+    UnsupportedError
+        Numeric rates that are not rational.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+    >>> empty_probability(n), empty_probability(n, "alis")
+    (9/14, 27/47)
+
+    Running time: collaborative O(U (M + J)) for U unions of class server sets; ALIS and RAIS
+    O(2^M M) (each component separately when the graph is disconnected).
+    """
+    out, arith = values(model, discipline, method=method)
+    return _as_expr(out["empty"], arith)
+
+
+def normalizing_constant(model: Model, discipline: str = "collaborative", method: str = "auto"
+                         ) -> sympy.Expr:
+    r"""$G$ with $\pi(\text{state})=\text{product-form term}/G$.
+
+    Collaborative ([GR20]_ Thm 3.3): $G=1/\pi(\emptyset)$; ALIS (Thm 3.9, states (waiting
+    classes, idle order)): $G_{\rm ALIS}=1/\pi(\emptyset,\emptyset)$, so that
+    $P(\emptyset)=W(\mathcal M)/G_{\rm ALIS}$; RAIS (Thm 3.10): $G_{\rm RAIS}=1/\pi(\emptyset)$.
+    Parameters, errors and running time as :func:`empty_probability`.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+    >>> normalizing_constant(n)
+    14/9
+    """
+    out, arith = values(model, discipline, method=method)
+    return _as_expr(out["G"], arith)
+
+
+def server_idle_probability(model: Model, discipline: str = "collaborative", method: str = "auto"
+                            ) -> dict[str, Any]:
+    r"""``{"per_server": {server: P(server idle)}}`` (collaborative: Prop 6.2's
+    $\psi_k=\pi(\emptyset)/\pi_{\vdash k}(\emptyset)$). Parameters as :func:`empty_probability`.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+    >>> server_idle_probability(n)
+    {'per_server': {'1': 9/14, '2': 6/7}}
+    """
+    out, arith = values(model, discipline, method=method)
+    return {"per_server": {s: _as_expr(v, arith) for s, v in out["idle"].items()}}
+
+
+def mean_number(model: Model, discipline: str = "collaborative", method: str = "auto"
+                ) -> dict[str, Any]:
+    r"""Mean number of jobs in the system, ``{"total": L, "per_class": {class: L_c}}``
+    (collaborative: corrected [GR20]_ Prop 6.3; ALIS/RAIS: in queue plus in service by the
+    matching rates). Parameters as :func:`empty_probability`.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+    >>> mean_number(n)
+    {'total': 11/21, 'per_class': {'1': 5/14, '2': 1/6}}
+
+    Running time: collaborative O(U J); ALIS O(2^M M + U J); RAIS O(J 2^M M).
+    """
+    out, arith = values(model, discipline, per_class=True, method=method)
+    per_class = {c: _as_expr(v, arith) for c, v in out["L"].items()}
+    return {"total": _as_expr(_total(out["L"].values(), arith), arith), "per_class": per_class}
+
+
+def mean_response_time(model: Model, discipline: str = "collaborative", method: str = "auto"
+                       ) -> dict[str, Any]:
+    r"""Mean time in system by Little's law: $T_c=L_c/\lambda_c$, overall $T=L/\lambda$.
+    Parameters as :func:`empty_probability`.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+    >>> mean_response_time(n)["per_class"]
+    {'1': 10/7, '2': 2/3}
+    """
+    out, arith = values(model, discipline, per_class=True, method=method)
+    lam = model.arrival_rates
+    if arith is None:
+        per_class = {c: _as_expr(sympy.sympify(v) / lam[c], None) for c, v in out["L"].items()}
+        total = _as_expr(sympy.Add(*out["L"].values()) / model.arrival_rate(), None)
+        return {"total": total, "per_class": per_class}
+    per_class = {c: arith.expr(v / arith.value(lam[c])) for c, v in out["L"].items()}
+    total = _total(out["L"].values(), arith) / arith.value(model.arrival_rate())
+    return {"total": arith.expr(total), "per_class": per_class}

@@ -1,0 +1,59 @@
+r"""The noncollaborative FCFS-RAIS discipline ([GR20]_ Thm 3.10, with the forced activation rates
+$\lambda^a_s(B)=\widetilde W(I\setminus s)/\widetilde W(I)$ of the canonical routing, which
+routes an arriving job to the server that would have been idle longest under ALIS and so equals
+ALIS in every quantity here): the busy-set law $P(\text{busy set}=B)=\Phi(B)D(B)/G_{\rm RAIS}$
+with $\Phi(B)=\widetilde W(\mathcal M\setminus B)/\widetilde W(\mathcal M)$ and
+$D(B)=\frac1{r(B)}\sum_{s\in B}D(B\setminus s)$, $G_{\rm RAIS}=1/P(\emptyset)=\sum_B\Phi(B)D(B)$.
+It is an independent route from the ALIS module's for $\pi(\emptyset)$ and the idle
+probabilities; the mean numbers in service reuse the ALIS matching rates.
+
+Examples
+--------
+>>> from symq import model
+>>> from symq.normalization.rais import rais_values
+>>> from symq.normalization.subsets import SubsetGraph
+>>> w = model("w").substitute({"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4",
+...                            "mu_1": "1", "mu_2": "4/5"})
+>>> str(rais_values(SubsetGraph(w), per_class=False)["empty"])
+'663/1216'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .alis import in_service
+from .collaborative import CollaborativeTables
+from .subsets import IdleTables, SubsetGraph
+
+__all__ = ["rais_values"]
+
+
+def rais_values(graph: SubsetGraph, per_class: bool) -> dict[str, Any]:
+    r"""$G_{\rm RAIS}$, $P(\emptyset)$, per-server idle probabilities and (if ``per_class``) the
+    mean numbers ``"L"`` and in queue ``"LQ"`` ($D_c$ of
+    :meth:`~symq.normalization.subsets.IdleTables.queue_per_class` weighted by $\Phi$).
+
+    Returns
+    -------
+    dict
+        Field elements.
+
+    Running time: O(2^M M); mean numbers O(J 2^M M) more.
+    """
+    t = IdleTables(graph)
+    arith = graph.arith
+    busy_weight = [p * d for p, d in zip(t.phi, t.d)]
+    g = sum(busy_weight, arith.zero)
+    out = {"G": g, "empty": arith.one / g}
+    out["idle"] = {s: sum((w for x, w in enumerate(busy_weight) if not x >> j & 1), arith.zero) / g
+                   for j, s in enumerate(graph.servers)}
+    if per_class:
+        queue = {}
+        for k, c in enumerate(graph.classes):
+            dc = t.queue_per_class(k)
+            queue[c] = sum((p * v for p, v in zip(t.phi, dc)), arith.zero) / g
+        service = in_service(graph, t, CollaborativeTables(graph, False))
+        out["L"] = {c: queue[c] + service[c] for c in graph.classes}
+        out["LQ"] = queue
+    return out

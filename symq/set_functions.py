@@ -1,0 +1,188 @@
+r"""The set functions of a compatibility model, written once: for a server set $X$, $\mu(X)$ (its
+service rate), $\lambda(R(X))$ (the arrival rate of the classes $R(X)$ served only inside $X$),
+the slack $r(X)=\mu(X)-\lambda(R(X))$, for an idle set $I$ the rate $L(I)=\lambda(C(I))$ of the
+classes compatible with a server of $I$, and the idle-order weights $\widetilde W(I)$ of
+[GR20]_ Thm 3.9 summed over the orders of $I$ (they also give the forced activation rates of
+RAIS, Thm 3.10). Two forms share one definition: functions of a model on frozensets of server
+names (sympy values, for the processes and the aggregated laws), and full tables on bitmasks
+(elements of any exact field or ball field, for the subset dynamic programs).
+
+Examples
+--------
+>>> from symq import model
+>>> from symq.set_functions import slack, compatible_arrival_rate, idle_order_weights
+>>> w = model("w")
+>>> slack(w, {"1", "2"})
+-lambda_1 - lambda_2 - lambda_3 + mu_1 + mu_2
+>>> compatible_arrival_rate(w, {"1"})
+lambda_1 + lambda_3
+>>> idle_order_weights(w)[frozenset({"1"})]
+1/(lambda_1 + lambda_3)
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any, Callable, Iterable, Sequence
+
+import sympy
+
+from .model import Model
+
+__all__ = ["service_rate", "required_arrival_rate", "slack", "compatible_arrival_rate",
+           "idle_order_weights", "bits", "zeta", "required_arrival_table", "service_table",
+           "compatible_arrival_table", "idle_order_table", "subsets_by_size"]
+
+
+# ---------------------------------------------------------------------------- on frozensets
+def service_rate(model: Model, servers: Iterable[str]) -> sympy.Expr:
+    r"""$\mu(X)=\sum_{s\in X}\mu_s$.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> service_rate(model("n"), ["1", "2"])
+    mu_1 + mu_2
+    """
+    return sympy.Add(*(model.service_rates[s] for s in servers))
+
+
+def required_arrival_rate(model: Model, servers: Iterable[str]) -> sympy.Expr:
+    r"""$\lambda(R(X))$: the classes whose whole server set lies in $X$ ([GR20]_ section 2).
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> required_arrival_rate(model("n"), ["1"])
+    lambda_1
+    """
+    x = frozenset(servers)
+    return sympy.Add(*(model.arrival_rates[c] for c in model.classes
+                       if frozenset(model.compatibility[c]) <= x))
+
+
+def slack(model: Model, servers: Iterable[str]) -> sympy.Expr:
+    r"""$r(X)=\mu(X)-\lambda(R(X))$, positive for every union of class server sets exactly when
+    the model is stable ([GR20]_ section 2).
+
+    Running time: O(|X| + J) additions.
+    """
+    servers = frozenset(servers)
+    return service_rate(model, servers) - required_arrival_rate(model, servers)
+
+
+def compatible_arrival_rate(model: Model, servers: Iterable[str]) -> sympy.Expr:
+    r"""$L(I)=\lambda(C(I))$: the arrival rate of the classes compatible with a server of $I$.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> compatible_arrival_rate(model("n"), ["1"])
+    lambda_1 + lambda_2
+    """
+    x = frozenset(servers)
+    return sympy.Add(*(model.arrival_rates[c] for c in model.classes
+                       if x.intersection(model.compatibility[c])))
+
+
+def subsets_by_size(items: Sequence[str]) -> list[frozenset]:
+    """All subsets of ``items``, smaller first (a topological order for inclusion)."""
+    return [frozenset(c) for r in range(len(items) + 1) for c in combinations(items, r)]
+
+
+def idle_order_weights(model: Model, convert: Callable[[sympy.Expr], Any] | None = None
+                       ) -> dict[frozenset, Any]:
+    r"""$\widetilde W(I)$ for every server set $I$: $\widetilde W(\emptyset)=1$,
+    $\widetilde W(I)=L(I)^{-1}\sum_{s\in I}\widetilde W(I\setminus s)$, the sum over the orders
+    $s_1..s_k$ of $I$ of $\prod_j1/\lambda(C(s_1..s_j))$ ([GR20]_ Thm 3.9, the idle-order factor
+    without its $\mu$ numerators).
+
+    Parameters
+    ----------
+    model : Model
+    convert : callable, optional
+        Maps a sympy rate into the field to compute in (for example
+        :meth:`symq.exact.ExactField.value`); by default the weights are cancelled sympy
+        expressions.
+
+    Returns
+    -------
+    dict
+        ``{frozenset of servers: weight}`` for all $2^M$ server sets.
+
+    Running time: O(2^M M) field operations.
+    """
+    if convert is None:
+        from .exact import ExactField
+        field = ExactField.for_model(model)
+        weights = idle_order_weights(model, field.value)
+        return {idle: field.expr(w) for idle, w in weights.items()}
+    weights = {frozenset(): convert(sympy.Integer(1))}
+    for idle in subsets_by_size(model.servers)[1:]:
+        total = None
+        for s in idle:
+            total = weights[idle - {s}] if total is None else total + weights[idle - {s}]
+        weights[idle] = total / convert(compatible_arrival_rate(model, idle))
+    return weights
+
+
+# ---------------------------------------------------------------------------- on bitmasks
+def bits(x: int) -> list[int]:
+    """The positions of the set bits of ``x``, lowest first (``bits(0b101) == [0, 2]``)."""
+    out = []
+    while x:
+        low = x & -x
+        out.append(low.bit_length() - 1)
+        x ^= low
+    return out
+
+
+def zeta(table: list[Any], size: int) -> None:
+    """In place: ``table[X] = sum(table[Y] for Y subset of X)`` (O(2^size size) additions)."""
+    n = len(table)
+    for j in range(size):
+        bit = 1 << j
+        for x in range(n):
+            if x & bit:
+                table[x] = table[x] + table[x ^ bit]
+
+
+def required_arrival_table(masks: Sequence[int], lam: Sequence[Any], size: int, zero: Any
+                           ) -> list[Any]:
+    r"""$\lambda(R(X))$ for every bitmask $X$ (the zeta transform of the class rates at $S_c$)."""
+    table = [zero] * (1 << size)
+    for m, rate in zip(masks, lam):
+        table[m] = table[m] + rate
+    zeta(table, size)
+    return table
+
+
+def service_table(mu: Sequence[Any], size: int, zero: Any) -> list[Any]:
+    r"""$\mu(X)$ for every bitmask $X$."""
+    table = [zero] * (1 << size)
+    for x in range(1, 1 << size):
+        low = x & -x
+        table[x] = table[x ^ low] + mu[low.bit_length() - 1]
+    return table
+
+
+def compatible_arrival_table(required: Sequence[Any], lam_total: Any, size: int) -> list[Any]:
+    r"""$L(I)=\lambda-\lambda(R(\mathcal M\setminus I))$ for every bitmask $I$."""
+    full = (1 << size) - 1
+    return [lam_total - required[full ^ x] for x in range(1 << size)]
+
+
+def idle_order_table(arrivals: Sequence[Any], size: int, zero: Any, one: Any) -> list[Any]:
+    r"""$\widetilde W(I)$ of :func:`idle_order_weights` for every bitmask $I$, from $L(I)$."""
+    n = 1 << size
+    tilde = [zero] * n
+    tilde[0] = one
+    for x in range(1, n):
+        acc = zero
+        y = x
+        while y:
+            low = y & -y
+            acc = acc + tilde[x ^ low]
+            y ^= low
+        tilde[x] = acc / arrivals[x]
+    return tilde
