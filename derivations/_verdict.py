@@ -24,9 +24,16 @@ def finish(verified: bool, correction: str | None = None, corrected: bool = Fals
     return line
 
 
+CLAIMS: dict[str, bool] = {}
+"""tag -> holds, of the claims printed since the last ``CLAIMS.clear()`` (a script clears it at
+the start of its ``main``, as the derivations test runs every script in one process)."""
+
+
 def claim(tag: str, holds: bool, detail: str = "") -> bool:
     """Print one audit line ``CHECK <tag>: holds`` or ``CHECK <tag>: fails as printed``, with an
     optional detail (the numbers), and return ``holds``."""
+    holds = bool(holds)
+    CLAIMS[tag] = holds
     text = "holds" if holds else "fails as printed"
     print(f"CHECK {tag}: {text}" + (f" -- {detail}" if detail else ""))
     return holds

@@ -1,0 +1,750 @@
+"""Gardner and Righter (2020): the claims of the survey that are not numbered results.
+
+Each check prints ``CHECK <id>: holds`` or ``CHECK <id>: fails as printed`` with its numbers;
+``docs/errata-survey.md`` lists every statement of the survey with the id of its check (the
+numbered results have their own scripts). Everything is exact (``fractions.Fraction``) and
+written from the verbal models here, independently of the symq code it could check: state spaces
+are the reachable sets of chains built from the verbal rules, normalizing constants are the
+product form summed exactly (``_survey_common.direct_empty_probability``). Each claim is tried at
+generic rates, at tied rates and at a boundary case where that makes sense.
+
+The verdict is ``FAILS AS PRINTED; VERIFIED AFTER CORRECTION`` when every failing claim fails as
+expected and its correction holds, and every other claim holds.
+
+Run: ``python derivations/survey_audit.py``
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction as F
+
+from types import SimpleNamespace
+
+from _survey_common import Rates, collaborative_tagged, collaborative_term, \
+    direct_empty_probability, interval, inside, noncollaborative_transitions, waiting
+from _verdict import CLAIMS, claim, finish
+
+
+def model(compatibility: dict, lam: dict, mu: dict):
+    """A plain model (not symq.Model: no validation, servers may serve no class)."""
+    servers = tuple(sorted(set(mu) | {s for v in compatibility.values() for s in v}))
+    return SimpleNamespace(compatibility={c: tuple(v) for c, v in compatibility.items()},
+                           arrival_rates=dict(lam), service_rates=dict(mu), servers=servers,
+                           classes=tuple(sorted(compatibility)))
+
+
+def direct_law(m, n: int):
+    """The Thm 3.3 law on the states with at most n jobs, normalised by the direct sum, and the
+    exact omitted mass."""
+    r = Rates(m)
+    empty = direct_empty_probability(r)
+    law = {s: empty * collaborative_term(r, s) for k in range(n + 1)
+           for s in itertools.product(m.classes, repeat=k)}
+    return law, 1 - sum(law.values())
+
+
+N = {"1": ["1"], "2": ["1", "2"]}
+W = {"1": ["1"], "2": ["2"], "3": ["1", "2"]}
+RING = {"1": ["1", "2"], "2": ["2", "3"], "3": ["3", "1"]}
+
+
+def rates_of(compat, lam, mu) -> Rates:
+    return Rates(model(compat, {c: str(v) for c, v in lam.items()},
+                       {s: str(v) for s, v in mu.items()}))
+
+
+CASES = {  # (compatibility, lambda, mu): generic, tied and heavily loaded rates
+    "N generic": (N, {"1": F(1, 4), "2": F(1, 3)}, {"1": F(1), "2": F(1, 2)}),
+    "N tied": (N, {"1": F(1, 3), "2": F(1, 3)}, {"1": F(1), "2": F(1)}),
+    "W generic": (W, {"1": F(3, 20), "2": F(1, 10), "3": F(1, 4)}, {"1": F(1), "2": F(4, 5)}),
+    "W tied": (W, {"1": F(1, 4), "2": F(1, 4), "3": F(1, 4)}, {"1": F(1), "2": F(1)}),
+    "W heavy": (W, {"1": F(1, 2), "2": F(1, 2), "3": F(99, 100)}, {"1": F(1), "2": F(1)}),
+    "ring generic": (RING, {"1": F(1, 5), "2": F(1, 4), "3": F(1, 5)},
+                     {"1": F(1), "2": F(3, 4), "3": F(1)}),
+}
+
+
+def subsets(items):
+    items = sorted(items)
+    return [frozenset(c) for k in range(len(items) + 1) for c in itertools.combinations(items, k)]
+
+
+def stable_by_subsets(r: Rates) -> bool:
+    return all(sum((r.lam[c] for c in a), F(0)) < r.mu_of(r.reach(a))
+               for a in subsets(r.lam) if a)
+
+
+def normalisable(r: Rates, classes=None) -> bool:
+    try:
+        direct_empty_probability(r, classes)
+        return True
+    except ValueError:
+        return False
+
+
+# ------------------------------------------------------------------ section 2
+def check_stability():
+    """S2-stab: lambda(A) < mu(S(A)) for every class set A iff the collaborative chain has a
+    stationary law (its product form is normalisable); tried at generic, tied and boundary
+    rates (equality for one set)."""
+    ok, tried = True, 0
+    for compat in (N, W, RING):
+        classes, servers = sorted(compat), sorted({s for v in compat.values() for s in v})
+        for scale in (F(1, 2), F(9, 10), F(1), F(11, 10)):
+            for lam_pattern in itertools.product((F(1, 4), F(1, 2), F(3, 4)), repeat=len(classes)):
+                lam = {c: v * scale for c, v in zip(classes, lam_pattern)}
+                r = rates_of(compat, lam, {s: F(1) for s in servers})
+                ok &= stable_by_subsets(r) == normalisable(r)
+                tried += 1
+    claim("S2-stab", ok, f"{tried} rate vectors on N, W, ring:3 (unit rates: tied), scaled up "
+          "to and past the boundary")
+
+
+def check_merge_identical_servers():
+    """S2-merge: in the collaborative model two servers with the same class set act as one
+    server of rate mu_i + mu_j (same pi(empty), same product form)."""
+    ok = True
+    for mu1, mu2 in ((F(1), F(1)), (F(1, 3), F(2))):
+        lam = {"1": F(1, 5), "2": F(1, 2)}
+        split = rates_of({"1": ["1", "2"], "2": ["1", "2", "3"]}, lam,
+                         {"1": mu1, "2": mu2, "3": F(1)})
+        merged = rates_of({"1": ["12"], "2": ["12", "3"]}, lam, {"12": mu1 + mu2, "3": F(1)})
+        ok &= direct_empty_probability(split) == direct_empty_probability(merged)
+        for state in itertools.product("12", repeat=3):
+            ok &= collaborative_term(split, state) == collaborative_term(merged, state)
+    claim("S2-merge", ok, "servers 1, 2 serving the same classes, tied rates (1, 1) and (1/3, 2)")
+
+
+# ------------------------------------------------------------------ section 3.1
+def delta(r: Rates, state, j):
+    """Delta_j of the collaborative model: rate of the servers new to job j."""
+    before = r.reach(state[:j - 1])
+    return r.mu_of(r.reach(state[:j]) - before)
+
+
+def check_order_independence():
+    """S3.1-OI: the collaborative model satisfies Def 3.1 (i)-(iii); S3.1-OI-cons: Delta_j(c_j)
+    does not depend on the order of c_1..c_{j-1}; S3.5-OI: with abandonments
+    (Delta_j = gamma_{c_j} + new servers) the properties still hold."""
+    ok = cons = aband = True
+    gamma = {"1": F(1, 7), "2": F(2, 9), "3": F(1, 3)}
+    for compat in (N, W, RING):
+        r = rates_of(compat, {c: F(1, 10) for c in compat}, {"1": F(1), "2": F(1, 2), "3": F(2)})
+        for n in range(1, 5):
+            for state in itertools.product(sorted(compat), repeat=n):
+                total = r.mu_of(r.reach(state))
+                ok &= sum(delta(r, state, j) for j in range(1, n + 1)) == total
+                ok &= all(delta(r, state, j) == delta(r, state[:j], j) for j in range(1, n + 1))
+                ok &= all(r.mu_of(r.reach(p)) == total for p in itertools.permutations(state))
+                cons &= all(delta(r, p + (state[-1],), n) == delta(r, state, n)
+                            for p in itertools.permutations(state[:-1]))
+                ab = [delta(r, state, j) + gamma[state[j - 1]] for j in range(1, n + 1)]
+                aband &= all(delta(r, state[:j], j) + gamma[state[j - 1]] == ab[j - 1]
+                             for j in range(1, n + 1))
+                aband &= all(r.mu_of(r.reach(p)) + sum(gamma[c] for c in p) == sum(ab)
+                             for p in itertools.permutations(state))
+        ok &= all(r.mu_of(r.sets[c]) > 0 for c in compat)
+    claim("S3.1-OI", ok, "N, W, ring:3, every state with at most 4 jobs")
+    claim("S3.1-OI-cons", cons, "same states")
+    claim("S3.5-OI", aband, "same states, gamma = (1/7, 2/9, 1/3)")
+
+
+def check_other_queues():
+    """S3.1-LCFS: the M/M/1/LCFS queue is not OI (Delta_1 changes when a job arrives behind);
+    S3.1-PS: M/M/1-PS violates Def 3.1 (i) as printed (Delta_j = mu/n), it is OI only with
+    Krzesinski's factor depending on n; S3.1-Minf: M/M/infinity (Delta_j = mu) is OI."""
+    mu = F(1)
+    lcfs = lambda state, j: mu if j == len(state) else F(0)  # noqa: E731
+    ps = lambda state, j: mu / len(state)  # noqa: E731
+    inf = lambda state, j: mu  # noqa: E731
+    state = ("a", "a")
+    claim("S3.1-LCFS", lcfs(state, 1) != lcfs(state[:1], 1),
+          f"Delta_1((a, a)) = {lcfs(state, 1)} != Delta_1((a)) = {lcfs(state[:1], 1)}")
+    claim("S3.1-PS", ps(state, 1) == ps(state[:1], 1),
+          f"Delta_1((a, a)) = {ps(state, 1)} != Delta_1((a)) = {ps(state[:1], 1)}")
+    claim("S3.1-Minf", all(inf(s, j) == inf(s[:j], j) for s in [("a",) * k for k in range(1, 5)]
+                            for j in range(1, len(s) + 1)), "Delta_j = mu for every j")
+
+
+# ------------------------------------------------------------------ section 3.1, loss
+def down_sets(bound: int, classes: int):
+    points = list(itertools.product(range(bound + 1), repeat=classes))
+    for mask in range(1, 2 ** len(points)):
+        region = {p for k, p in enumerate(points) if mask >> k & 1}
+        if all(tuple(max(0, x - (i == c)) for i, x in enumerate(p)) in region
+               for p in region for c in range(classes)):
+            yield region
+
+
+def check_truncation():
+    """S3.6-cc: a set of detailed states with the truncation property (Def 3.6 (i) permutations,
+    (ii) prefixes) is exactly a coordinate-convex set of per-class counts; S3.6-ex: a total cap
+    and per-class caps have the truncation property; N3.6-threshold (a note): "reject if
+    x_c > t" and "reject if x_c >= t" describe the same regions, t shifted by one."""
+    ok = True
+    classes = "ab"
+    states = [s for n in range(5) for s in itertools.product(classes, repeat=n)]
+    count = lambda s: tuple(s.count(c) for c in classes)  # noqa: E731
+    for region in down_sets(2, 2):
+        detailed = {s for s in states if count(s) in region}
+        ok &= all(s[:-1] in detailed for s in detailed if s)
+        ok &= all(p in detailed for s in detailed for p in itertools.permutations(s))
+    # conversely: a permutation- and prefix-closed set of states is a down-set of counts
+    for mask in range(2 ** 9):
+        grid = [(x, y) for x in range(3) for y in range(3)]
+        counts = {p for k, p in enumerate(grid) if mask >> k & 1}
+        detailed = {s for s in states if count(s) in counts}
+        closed = all(s[:-1] in detailed for s in detailed if s) and () in detailed
+        if closed:
+            ok &= all(tuple(max(0, x - (i == c)) for i, x in enumerate(p)) in counts
+                      for p in counts for c in range(2))
+    claim("S3.6-cc", ok, "every subset of {0,1,2}^2 (two classes)")
+    caps = [lambda x: sum(x) <= 3, lambda x: x[0] <= 1 and x[1] <= 2,
+            lambda x: sum(x) <= 3 and x[0] <= 1]
+    ok = True
+    for cap in caps:
+        detailed = {s for s in states if cap(count(s))}
+        ok &= all(s[:-1] in detailed for s in detailed if s)
+        ok &= all(p in detailed for s in detailed for p in itertools.permutations(s))
+    claim("S3.6-ex", ok, "total cap 3, class caps (1, 2), both")
+    same = True
+    for region in down_sets(2, 2):
+        for c in range(2):
+            for other in range(4):
+                column = [p[c] for p in region if p[1 - c] == other]
+                top = max(column) if column else -1
+                # accepted arrivals from x_c: ">" form with t = top - 1, ">=" form with t = top
+                strict = {x for x in range(4) if not x > top - 1}
+                weak = {x for x in range(4) if not x >= top}
+                same &= strict == weak == {x for x in range(top)}
+    claim("N3.6-threshold", same, "every coordinate-convex region in {0,1,2}^2: the two rules "
+          "accept the same arrivals once t is shifted by one")
+
+
+def check_subsystems_stable():
+    """S3.8-stable: if the system is stable, the systems -A and |-B are stable."""
+    ok = True
+    for label, (compat, lam, mu) in CASES.items():
+        r = rates_of(compat, lam, mu)
+        if not stable_by_subsets(r):
+            continue
+        for a in subsets(r.lam):
+            ok &= normalisable(r, [c for c in r.lam if c not in a])
+        for b in subsets(r.servers):
+            ok &= normalisable(r, [c for c in r.lam if not r.sets[c] & b])
+    claim("S3.8-stable", ok, f"{', '.join(CASES)}: every -A and every |-B normalisable")
+
+
+# ------------------------------------------------------------------ sections 3.2-3.3: state spaces
+def reachable(start, transitions, keep):
+    seen, todo = {start}, [start]
+    while todo:
+        state = todo.pop()
+        for nxt, rate in transitions(state):
+            if rate and keep(nxt) and nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def check_state_spaces():
+    """S3.2-X: the reachable (c_n, s_k) of the ALIS chain are the states with s_i not in S(c_n)
+    (and c_n valid for the reduced collaborative system: each waiting class has all its servers
+    busy); S3.3-X: the reachable z of the RAIS chain are the interleavings with S(c) inside the
+    busy servers before position i; S3.2-trunc: given s_k the set of job queues has the
+    truncation property (Def 3.6)."""
+    ok_alis = ok_rais = ok_trunc = True
+    for compat in (N, W, RING):
+        lam = {c: F(1, 4) for c in compat}
+        servers = sorted({s for v in compat.values() for s in v})
+        m = model(compat, {c: str(v) for c, v in lam.items()}, {s: "1" for s in servers})
+        r = Rates(m)
+        alis = reachable(((), tuple(servers)), noncollaborative_transitions(m, "alis"),
+                         lambda s: waiting(s) <= 3)
+        projected = {(tuple(j[1] for j in z if j[0] == "q"), idle) for z, idle in alis}
+        defined = set()
+        for k in range(len(servers) + 1):
+            for idle in itertools.permutations(servers, k):
+                for n in range(4):
+                    for c in itertools.product(sorted(compat), repeat=n):
+                        if not set(idle) & r.reach(c):
+                            defined.add((c, idle))
+        ok_alis &= projected == defined
+        for idle in {s for _, s in defined}:
+            queues = {c for c, s in defined if s == idle}
+            ok_trunc &= all(c[:-1] in queues for c in queues if c)
+            ok_trunc &= all(p in queues for c in queues for p in itertools.permutations(c))
+
+        def route(model_, job_class, idle):
+            free = sorted(s for s in idle if s in r.sets[job_class])
+            return {s: F(1, len(free)) for s in free}
+        rais = reachable(((), frozenset(servers)), noncollaborative_transitions(m, "rais", route),
+                         lambda s: waiting(s) <= 3)
+        zs = {z for z, _ in rais}
+        valid = set()
+        for length in range(len(servers) + 4):
+            for z in itertools.product([("b", s) for s in servers]
+                                       + [("q", c) for c in sorted(compat)], repeat=length):
+                busy = [x[1] for x in z if x[0] == "b"]
+                if len(set(busy)) != len(busy) or sum(x[0] == "q" for x in z) > 3:
+                    continue
+                if all(r.sets[x[1]] <= {y[1] for y in z[:i] if y[0] == "b"}
+                       for i, x in enumerate(z) if x[0] == "q"):
+                    valid.add(z)
+        ok_rais &= zs == valid
+    claim("S3.2-X", ok_alis, "N, W, ring:3, up to 3 waiting jobs")
+    claim("S3.2-trunc", ok_trunc, "same states")
+    claim("S3.3-X", ok_rais, "N, W, ring:3, up to 3 waiting jobs")
+
+
+def check_rais_proof_index():
+    """S3.10-eq6: the last term of eq. (6) in the proof of Thm 3.10. Two servers, one class
+    compatible with both, routing 1/2 - 1/2 (the assignment condition holds), z_m = (1), b = 2.
+    Printed Delta_m(z_m, b) = Delta_1((1), 2) = mu_1; right Delta_{m+1}(z_m, b) = mu_2. With the
+    right index the two sides of (6) agree; as printed they differ unless mu_1 = mu_2."""
+    def sides(mu1, mu2, lam=F(1)):
+        mu = {"1": mu1, "2": mu2}
+        # product form of Thm 3.10 with pi(empty) = 1: pi(z) = prod lambda_{z_i} / mu(z_i)
+        pi = {("1",): (lam / 2) / mu1, ("2",): (lam / 2) / mu2,
+              ("1", "2"): (lam / 2) / mu1 * lam / (mu1 + mu2),
+              ("2", "1"): (lam / 2) / mu2 * lam / (mu1 + mu2)}
+        lhs = pi[("1",)] * lam  # pi(z_m) lambda_{z_{m+1}}(z_m, b): server 2 activated at rate lam
+        first = lam / (mu1 + mu2) * pi[("2",)] * mu["2"]
+        printed = first + lam / (mu1 + mu2) * pi[("1",)] * mu["1"]
+        right = first + lam / (mu1 + mu2) * pi[("1",)] * mu["2"]
+        return lhs, printed, right
+    lhs, printed, right = sides(F(1), F(2))
+    tl, tp, tr = sides(F(1), F(1))
+    ok = claim("S3.10-eq6", lhs == printed,
+               f"mu = (1, 2), lambda = 1: left side {lhs}, printed right side {printed}, with "
+               f"Delta_(m+1): {right}; tied mu = (1, 1): {tl}, {tp}, {tr}")
+    return not ok and lhs == right and tl == tp == tr
+
+
+def check_pbm_and_matching():
+    """S3.4-PBM-p: the printed server-type law mu_i/mu (i the job type) is not a law: summed over
+    the server types j it gives J mu_i / mu; mu_j/mu is. S3.4-PBM-eq: unmatched jobs and servers
+    are always equally many (chain of the verbal FCFM pair model). S3.4-GM-X: the reachable
+    states of FCFM matching on a general graph are the c_n with c_i not in S(c_n)."""
+    mu = {"1": F(1), "2": F(3)}
+    total = sum(mu.values())
+    printed = {i: sum(mu[i] / total for j in mu) for i in mu}
+    right = sum(mu[j] / total for j in mu)
+    fails = claim("S3.4-PBM-p", all(v == 1 for v in printed.values()),
+                  f"mu = (1, 3): sum over j of mu_i/mu = {printed['1']} for i = 1, "
+                  f"{printed['2']} for i = 2; sum of mu_j/mu = {right}")
+    compat = W
+
+    def pbm(state):
+        jobs, servs = state
+        for c in sorted(compat):
+            for s in ("1", "2"):
+                j2, s2 = list(jobs), list(servs)
+                k = next((k for k, x in enumerate(s2) if x in compat[c]), None)
+                if k is None:
+                    j2.append(c)
+                else:
+                    s2.pop(k)
+                k = next((k for k, x in enumerate(j2) if s in compat[x]), None)
+                if k is None:
+                    s2.append(s)
+                else:
+                    j2.pop(k)
+                yield (tuple(j2), tuple(s2)), 1
+    states = reachable(((), ()), pbm, lambda st: len(st[0]) <= 4)
+    equal = claim("S3.4-PBM-eq", all(len(j) == len(s) for j, s in states),
+                  f"W graph: {len(states)} reachable states, equal counts in each")
+    def gm_check(graph, printed=True):
+        def gm(state):
+            for x in sorted(graph):
+                k = next((k for k, y in enumerate(state) if y in graph[x]), None)
+                yield (state + (x,) if k is None else state[:k] + state[k + 1:]), 1
+        states = reachable((), gm, lambda st: len(st) <= 4)
+        words = [s for n in range(5) for s in itertools.product(sorted(graph), repeat=n)]
+        if printed:  # c_i not in S(c_n), the neighbours of all unmatched agents
+            defined = {s for s in words if not any(c in set().union(*(graph[y] for y in s))
+                                                   for c in s)}
+        else:  # c_i not a neighbour of c_j for i != j
+            defined = {s for s in words if not any(s[i] in graph[s[j]] for i in range(len(s))
+                                                   for j in range(len(s)) if i != j)}
+        return states == defined, len(states), len(defined)
+    simple = {"a": {"b", "d"}, "b": {"a", "c"}, "c": {"b"}, "d": {"a"}}
+    loop = {"a": {"b", "d"}, "b": {"a", "c"}, "c": {"b", "c"}, "d": {"a"}}
+    same, n_states, _ = gm_check(simple)
+    gm_ok = claim("S3.4-GM-X", same, f"path graph d-a-b-c: {n_states} reachable states")
+    same, n_states, n_defined = gm_check(loop)
+    corrected, _, _ = gm_check(loop, printed=False)
+    loop_fails = not claim("S3.4-GM-X-loop", same,
+                           f"the same graph with a loop at c (c matches c): {n_states} reachable "
+                           f"states, {n_defined} allowed by the printed condition (the state (c) "
+                           f"is reachable and excluded); c_i not in S(c_j), i != j: {corrected}")
+    gm_ok &= loop_fails and corrected
+    return not fails and right == 1, equal and gm_ok
+
+
+def dbm_transitions(compat, buffer_k, jobs_cap, patience=False):
+    servers = sorted({s for v in compat.values() for s in v})
+
+    def step(state):
+        jobs, servs = state
+        for c in sorted(compat):
+            k = next((k for k, s in enumerate(servs) if s in compat[c]), None)
+            yield ((jobs + (c,), servs) if k is None else (jobs, servs[:k] + servs[k + 1:])), 1
+        for s in servers:
+            k = next((k for k, c in enumerate(jobs) if s in compat[c]), None)
+            if k is not None:
+                yield (jobs[:k] + jobs[k + 1:], servs), 1
+            elif buffer_k is None or len(servs) < buffer_k:
+                yield (jobs, servs + (s,)), 1
+        if patience:
+            for k in range(len(jobs)):
+                yield (jobs[:k] + jobs[k + 1:], servs), 1
+            for k in range(len(servs)):
+                yield (jobs, servs[:k] + servs[k + 1:]), 1
+    return step
+
+
+def check_dbm():
+    """S3.4-DBMK-X: the reachable states of DBM(K) are the (c_n, s_k) with k <= K and s_i not in
+    S(c_n); S3.4-DBMA-X: with abandonments, also c_i not compatible with any waiting server (the
+    printed S(s_k) read as C(s_k)); S3.4-DBMK-stab: with equality lambda(A) = mu(S(A)) the
+    printed condition holds but the product form has no finite sum (G = infinity), so there is no
+    stationary law; S3.13-stab: with abandonments G is finite at any rates."""
+    ok_k = ok_a = True
+    for compat in (N, W):
+        servers = sorted({s for v in compat.values() for s in v})
+        for k_buf in (0, 1, 2):
+            states = reachable(((), ()), dbm_transitions(compat, k_buf, 3),
+                               lambda st: len(st[0]) <= 3)
+            defined = {(c, s) for n in range(4) for c in itertools.product(sorted(compat), repeat=n)
+                       for k in range(k_buf + 1) for s in itertools.product(servers, repeat=k)
+                       if not any(x in compat[y] for x in s for y in c)}
+            ok_k &= states == defined
+        states = reachable(((), ()), dbm_transitions(compat, 2, 3, patience=True),
+                           lambda st: len(st[0]) <= 3)
+        defined = {(c, s) for n in range(4) for c in itertools.product(sorted(compat), repeat=n)
+                   for k in range(3) for s in itertools.product(servers, repeat=k)
+                   if not any(x in compat[y] for x in s for y in c)}
+        ok_a &= states == defined
+    claim("S3.4-DBMK-X", ok_k, "N, W, K = 0, 1, 2, up to 3 waiting jobs")
+    claim("S3.4-DBMA-X", ok_a, "N, W with patience, K = 2, up to 3 waiting jobs")
+    # equality: one class, one server type, lambda = mu = 1, K = 1: the states are (n jobs, no
+    # server) and (no job, 1 server), pi proportional to (lambda/mu)^n and mu/lambda: partial
+    # sums over n <= N are N + 2
+    ratio = F(1)
+    partial = [sum(ratio ** n for n in range(top + 1)) + 1 / ratio for top in (10, 100)]
+    below = F(99, 100)
+    finite = 1 / (1 - below) + 1 / below
+    equality = claim("S3.4-DBMK-stab", partial[1] < 10,
+                     f"lambda = mu = 1 (lambda(A) <= mu(A) holds with equality), K = 1: partial "
+                     f"sums of G up to 10 and 100 waiting jobs = {partial[0]}, {partial[1]} "
+                     f"(G = infinity); with lambda = 99/100, mu = 1: G = {finite}")
+    lam, mu, gamma = F(10), F(1), F(1)
+    term, total, terms = F(1), F(1), []
+    for n in range(1, 60):
+        term *= lam / (mu + n * gamma)
+        total += term
+        terms.append(term)
+    claim("S3.13-stab", terms[-1] < F(1, 10 ** 20) and terms[-1] < terms[-2],
+          "one class, lambda = 10 > mu = 1, gamma = 1: terms lambda^n / prod (mu + i gamma) "
+          f"decrease, term 59 = {float(terms[-1]):.3g}")
+    return not equality
+
+
+# ------------------------------------------------------------------ section 4
+def nested(compat) -> bool:
+    sets = [frozenset(v) for v in compat.values()]
+    return all(a < b or b < a or not a & b for a, b in itertools.combinations(sets, 2))
+
+
+def check_nested_decomposition():
+    """S4-rec: "all nested systems have a most flexible job class compatible with all the servers,
+    and removing it leaves two or more nonoverlapping nested subsystems". N is nested; removing
+    its fully flexible class 2 leaves one subsystem (class 1 on server 1), not two. A nested
+    system need not have a fully flexible class at all: two dedicated classes."""
+    def components(compat, servers):
+        comps, left = [], dict(compat)
+        while left:
+            c, v = left.popitem()
+            group, reach = {c}, set(v)
+            grown = True
+            while grown:
+                grown = False
+                for d, w in list(left.items()):
+                    if reach & set(w):
+                        group.add(d)
+                        reach |= set(w)
+                        del left[d]
+                        grown = True
+            comps.append(group)
+        return comps
+    connected_ok = True  # the correction: every connected nested family has a fully flexible set
+    everything = frozenset("123")
+    nonempty = [frozenset(c) for k in (1, 2, 3) for c in itertools.combinations("123", k)]
+    for mask in range(1, 2 ** len(nonempty)):
+        family = [x for k, x in enumerate(nonempty) if mask >> k & 1]
+        if frozenset().union(*family) != everything or not nested(dict(enumerate(family))):
+            continue
+        reach, grown = set(family[0]), True
+        while grown:
+            grown = False
+            for x in family:
+                if reach & x and not x <= reach:
+                    reach |= x
+                    grown = True
+        if reach == everything:
+            connected_ok &= everything in family
+    claim("S4-rec-conn", connected_ok, "every nested family of server sets covering 3 servers "
+          "whose compatibility graph is connected contains the full set")
+    rest = {c: v for c, v in N.items() if c != "2"}
+    parts = components(rest, {"1", "2"})
+    two = {"1": ["1"], "2": ["2"]}
+    flexible = [c for c, v in two.items() if set(v) == {"1", "2"}]
+    claim("S4-rec", nested(N) and len(parts) >= 2 and nested(two) and bool(flexible),
+          f"N: nested {nested(N)}, subsystems after removing class 2: {len(parts)}; classes on "
+          f"{{1}} and {{2}}: nested {nested(two)}, fully flexible class: {flexible or 'none'}")
+    return len(parts) == 1 and not flexible and connected_ok
+
+
+def check_fully_flexible_counts():
+    """S4-NJ0: P{N_J = 0} = 1 - rho_J (the "1 -" is lost in our copy); S4-NJ1: P{N_J >= 1} =
+    lambda_J/mu P{N_J = 0}/(1 - rho); S4-L: L = rho_J/(1 - rho_J) = lambda_J/(mu - lambda);
+    S4-Ni: Lemma 4.1 with p = rho, q_i = lambda_i/mu gives parameter 1 - lambda_i/(mu - lambda +
+    lambda_i); all with pi(empty) by direct summation."""
+    ok0 = ok1 = okl = oki = True
+    for label, (compat, lam, mu) in CASES.items():
+        r = rates_of(compat, lam, mu)
+        flex = [c for c in r.lam if r.sets[c] == r.servers]
+        if not flex:
+            continue
+        j = flex[0]
+        total_l, total_m = sum(r.lam.values()), r.mu_of(r.servers)
+        rho, rho_j = total_l / total_m, r.lam[j] / (total_m - (total_l - r.lam[j]))
+        p0 = direct_empty_probability(r) / direct_empty_probability(r, [c for c in r.lam if c != j])
+        ok0 &= p0 == 1 - rho_j
+        ok1 &= 1 - p0 == r.lam[j] / total_m * p0 / (1 - rho)
+        okl &= rho_j / (1 - rho_j) == r.lam[j] / (total_m - total_l)
+        for i in r.lam:
+            q = r.lam[i] / total_m
+            oki &= q / (q + 1 - rho) == r.lam[i] / (total_m - total_l + r.lam[i])
+    claim("S4-NJ0", ok0, f"{', '.join(CASES)}")
+    claim("S4-NJ1", ok1, "same cases")
+    claim("S4-L", okl, "same cases")
+    claim("S4-Ni", oki, "same cases")
+
+
+def check_w_example():
+    """S4.5-W: the W example after Thm 4.5: T_3 ~ T(lambda_3, mu - lambda_1 - lambda_2) and T_i
+    ~ T_Q(lambda_3, mu - lambda_1 - lambda_2) + T(lambda_i, mu_i): the LSTs at theta = 1/2, 2
+    must lie in the rigorous tagged-job intervals (truncated at 5 jobs), generic and tied
+    rates."""
+    ok = True
+    for label in ("W generic", "W tied"):
+        compat, lam, mu = CASES[label]
+        m = model(compat, {c: str(v) for c, v in lam.items()}, {s: str(v) for s, v in mu.items()})
+        r = Rates(m)
+        law, eps = direct_law(m, 5)
+        top = r.mu_of(r.servers) - lam["1"] - lam["2"]
+        for theta in (F(1, 2), F(2)):
+            t_exp = lambda rate: rate / (rate + theta)  # noqa: E731
+            rho3 = lam["3"] / top
+            tq = 1 - rho3 + rho3 * t_exp(top - lam["3"])
+            ok &= inside(t_exp(top - lam["3"]),
+                         interval(law, eps, collaborative_tagged(r, "3", theta, "completion")))
+            for i in ("1", "2"):
+                stated = tq * t_exp(mu[i] - lam[i])
+                ok &= inside(stated, interval(law, eps,
+                                              collaborative_tagged(r, i, theta, "completion")))
+    claim("S4.5-W", ok, "W at generic and tied rates, theta = 1/2 and 2")
+
+
+def check_effective_service_split():
+    """S4.5-Seff: in the proof of Thm 4.5, S_Jeff = min over the subsystems k left when J is
+    removed of Exp(mu(S_k) - lambda(R(S_k))), said to be Exp(mu - (lambda - lambda_J)). In N,
+    server 2 serves only class J = 2: the one subsystem (class 1 on server 1) gives mu_1 -
+    lambda_1, the servers of J alone give mu - (lambda - lambda_J)."""
+    compat, lam, mu = CASES["N generic"]
+    printed = mu["1"] - lam["1"]
+    right = mu["1"] + mu["2"] - lam["1"]
+    return not claim("S4.5-Seff", printed == right,
+                     f"N, lambda = (1/4, 1/3), mu = (1, 1/2): sum over subsystems {printed}, "
+                     f"mu - (lambda - lambda_J) = {right}")
+
+
+# ------------------------------------------------------------------ section 5
+def check_f_forms():
+    """S5.4-f: in Thm 5.4, arg min{j : i in R(b_j)} = arg max{j : b_j in S(i)} whenever all of
+    S_i is busy (the servers b_j are single servers): every order of busy servers in N, W,
+    ring:3. S5.5-l: the number l of jobs in service in the collaborative model is at most M (the
+    index range l = 0..M of Prop 5.5)."""
+    ok = True
+    longest = True
+    for compat in (N, W, RING):
+        servers = sorted({s for v in compat.values() for s in v})
+        for k in range(1, len(servers) + 1):
+            for b in itertools.permutations(servers, k):
+                for i, si in compat.items():
+                    if not set(si) <= set(b):
+                        continue
+                    first = next(j for j in range(1, k + 1) if set(si) <= set(b[:j]))
+                    last = max(j for j in range(1, k + 1) if b[j - 1] in si)
+                    ok &= first == last
+        r = rates_of(compat, {c: F(1, 10) for c in compat}, {s: F(1) for s in servers})
+
+        def depth(taken):
+            return max([0] + [1 + depth(taken | r.sets[c]) for c in r.lam
+                              if not r.sets[c] <= taken])
+        longest &= depth(frozenset()) <= len(servers)
+    claim("S5.4-f", ok, "N, W, ring:3, every ordered busy set covering S_i")
+    claim("S5.5-l", longest, "N, W, ring:3: longest valid d has at most M entries")
+
+
+# ------------------------------------------------------------------ section 6
+def aggregated_law(r: Rates, top: int):
+    """pi_X(x) with pi(empty) = 1: the product form summed over the orders of each x."""
+    out = {}
+    for n in range(top + 1):
+        for state in itertools.product(sorted(r.lam), repeat=n):
+            x = tuple(state.count(c) for c in sorted(r.lam))
+            out[x] = out.get(x, F(0)) + collaborative_term(r, state)
+    return out
+
+
+def check_aggregate():
+    """S6-agg: mu(x) pi_X(x) = sum_{i: x_i > 0} lambda_i pi_X(x - e_i); S6-phi: phi_i(x) =
+    Phi(x - e_i)/Phi(x) sums to mu(x) and satisfies the balance property; S6-BC: phi_i(x) =
+    sum_{c in C(x)} pi(c)/pi_X(x) mu'_i(c), mu'_i the rate of the first class-i job; S6-psi:
+    sum_k mu_k psi_k = mu - lambda (proof of Prop 6.2), psi_k by direct summation."""
+    agg = phi_ok = bc = psi = True
+    for label in ("N generic", "W generic", "W tied", "ring generic"):
+        compat, lam, mu = CASES[label]
+        r = rates_of(compat, lam, mu)
+        classes = sorted(r.lam)
+        pi_x = aggregated_law(r, 4)
+        mu_x = lambda x: r.mu_of(r.reach([c for c, k in zip(classes, x) if k]))  # noqa: E731
+
+        def minus(x, i):
+            return tuple(v - (k == i) for k, v in enumerate(x))
+        prod = lambda x: __import__("math").prod([lam[c] ** k for c, k in zip(classes, x)])  # noqa: E731
+        phi = {x: p / prod(x) for x, p in pi_x.items()}  # Phi(x) = pi_X(x) / prod lambda^x
+        for x, p in pi_x.items():
+            if sum(x) == 0:
+                continue
+            agg &= mu_x(x) * p == sum(lam[c] * pi_x[minus(x, i)] for i, c in enumerate(classes)
+                                      if x[i])
+            rate = {i: phi[minus(x, i)] / phi[x] for i in range(len(classes)) if x[i]}
+            phi_ok &= sum(rate.values()) == mu_x(x)
+            for i, j in itertools.permutations(rate, 2):
+                y_i, y_j = minus(x, i), minus(x, j)
+                phi_ok &= rate[i] * (phi[minus(y_i, j)] / phi[y_i]) == \
+                    rate[j] * (phi[minus(y_j, i)] / phi[y_j])
+            if sum(x) <= 3:
+                for i in rate:
+                    c = classes[i]
+                    weighted = F(0)
+                    for state in set(itertools.permutations(
+                            [d for d, k in zip(classes, x) for _ in range(k)])):
+                        first = state.index(c)
+                        weighted += collaborative_term(r, state) * delta(r, state, first + 1)
+                    bc &= weighted / p == rate[i]
+        empty = direct_empty_probability(r)
+        total = F(0)
+        for k in r.servers:
+            psi_k = empty / direct_empty_probability(r, [c for c in r.lam if k not in r.sets[c]])
+            total += r.mu[k] * psi_k
+        psi &= total == r.mu_of(r.servers) - sum(r.lam.values())
+    claim("S6-agg", agg, "N, W (generic and tied), ring:3, x with at most 4 jobs")
+    claim("S6-phi", phi_ok, "same")
+    claim("S6-BC", bc, "same, x with at most 3 jobs")
+    claim("S6-psi", psi, "same four models")
+
+
+def check_mm1_means():
+    """S6-rho: "rho_i = lambda_i/(mu - (lambda - lambda_i)) is the mean number of class-i jobs in
+    an M/M/1 queue with arrival rate lambda_i and service rate mu - (lambda - lambda_i)": the
+    mean is rho_i/(1 - rho_i) = lambda_i/(mu - lambda) (S6-mean, as the survey says a few lines
+    later). S6-busy: lambda/(mu - lambda) read as the mean number in an M/M/1 queue given that
+    it is busy: that mean is 1/(1 - rho); lambda/(mu - lambda) is the mean number waiting given
+    busy. Means from the geometric law summed exactly to 400 terms plus the exact tail."""
+    lam_i, rate = F(1), F(2)
+    rho = lam_i / rate
+
+    def mean(shift=0, given_busy=False):
+        total = sum((n - shift) * (1 - rho) * rho ** n for n in range(1 if given_busy else 0, 400))
+        tail = rho ** 400 * (400 - shift + rho / (1 - rho))  # exact remainder of the series
+        value = total + tail
+        return value / rho if given_busy else value
+    exact = mean()
+    fails = claim("S6-rho", exact == rho, f"lambda_i = 1, mu - (lambda - lambda_i) = 2: rho_i = "
+                  f"{rho}, mean number {exact}")
+    claim("S6-mean", exact == lam_i / (rate - lam_i), f"lambda_i/(mu - lambda) = "
+          f"{lam_i / (rate - lam_i)}")
+    busy = mean(given_busy=True)
+    waiting_busy = mean(shift=1, given_busy=True)
+    claim("S6-busy", busy == lam_i / (rate - lam_i),
+          f"M/M/1, lambda = 1, mu = 2: E[N | busy] = {busy}, lambda/(mu - lambda) = "
+          f"{lam_i / (rate - lam_i)}, E[N - 1 | busy] = {waiting_busy}")
+    return not fails
+
+
+def check_line_structure():
+    """S6-line: "nested structures are a special case of line structures" (classes can be
+    ordered so that each server's classes are consecutive). The nested system of three
+    dedicated classes and one fully flexible class on three servers has no such order."""
+    compat = {"1": ["1"], "2": ["2"], "3": ["3"], "4": ["1", "2", "3"]}
+    servers = ["1", "2", "3"]
+
+    def line(order):
+        for s in servers:
+            pos = [k for k, c in enumerate(order) if s in compat[c]]
+            if pos != list(range(pos[0], pos[-1] + 1)):
+                return False
+        return True
+    orders = [o for o in itertools.permutations(compat) if line(o)]
+    fails = claim("S6-line", nested(compat) and bool(orders),
+                  f"classes {{1}}, {{2}}, {{3}}, {{1,2,3}}: nested {nested(compat)}, orders that "
+                  f"make it a line structure: {len(orders)} of 24")
+    return not fails
+
+
+EXPECTED_FAILURES = {"S3.10-eq6", "S4-rec", "S4.5-Seff", "S6-rho", "S6-line",
+                     "S3.4-DBMK-stab", "S3.4-PBM-p", "S3.1-PS", "S6-busy",
+                     "S3.4-GM-X-loop"}
+
+
+def main() -> str:
+    CLAIMS.clear()
+    check_stability()
+    check_merge_identical_servers()
+    check_order_independence()
+    check_other_queues()
+    check_truncation()
+    check_subsystems_stable()
+    check_state_spaces()
+    failures = {
+        "S3.10-eq6": check_rais_proof_index(),
+        "S4-rec": check_nested_decomposition(),
+        "S4.5-Seff": check_effective_service_split(),
+        "S6-rho": check_mm1_means(),
+        "S6-line": check_line_structure(),
+        "S3.4-DBMK-stab": check_dbm(),
+    }
+    pbm_fails, counts_hold = check_pbm_and_matching()
+    failures["S3.4-PBM-p"] = pbm_fails
+    check_fully_flexible_counts()
+    check_w_example()
+    check_f_forms()
+    check_aggregate()
+    return finish(False, correction=(
+        "S3.10-eq6: Delta_{m+1}(z_m, b), not Delta_m; S3.4-DBMK-stab: strict lambda(A) < mu(S(A)); "
+        "S3.4-PBM-p: mu_j/mu; S4-rec: a connected nested system has a fully flexible class, "
+        "removing it may leave a single subsystem; S4.5-Seff: the servers that serve only J add "
+        "their rates; S6-rho: rho_i is the load, the mean is lambda_i/(mu - lambda); S6-line: "
+        "nested systems are not all line structures; S3.4-GM-X-loop: c_i not in S(c_j) for i != j"),
+        corrected=all(failures.values()) and counts_hold
+        and {t for t, ok in CLAIMS.items() if not ok} == EXPECTED_FAILURES)
+
+
+if __name__ == "__main__":
+    main()
