@@ -1,0 +1,166 @@
+"""Dynamics of the supermarket model: the displayed formulas and claims of our copy, one by one.
+
+Our copy lost the statements of its theorems and several displayed equations ((2.1)-(2.3));
+what remains are the model, the definitions, proof steps and (1.1), (1.2), (2.4)-(2.6). Each
+check prints ``CHECK <id>: holds`` or ``CHECK <id>: fails as printed`` with exact numbers;
+``docs/errata-supermarket.md`` lists every statement with the id of its check. The jump chain is
+written here from the verbal model (exact Fractions, sympy for the symbolic identities).
+
+Run: ``python derivations/supermarket_audit.py``
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from fractions import Fraction as F
+
+import sympy
+
+import symq
+from symq.supermarket import decompose
+
+from _verdict import CLAIMS, claim, finish
+
+EXPECTED_FAILURES = {"SM-transience-L"}
+
+# one stream S = {1, 2} of rate 4, mu = (1, 1), weights (1, 10); p = share routed to station 1
+LAM, MU, WEIGHTS = F(4), (F(1), F(1)), (F(1), F(10))
+
+
+def weighted_drifts(p: F):
+    return (WEIGHTS[0] * (LAM * p - MU[0]), WEIGHTS[1] * (LAM * (1 - p) - MU[1]))
+
+
+def check_transience_step():
+    """SM-transience-L: the proof of Thm 2 (V_1 > 0 => transient) takes L(x) = sum_{C_1} w_j x_j
+    and claims alpha E(Delta L) = sum_{C_1} w_j V(j; x, pi) >= |C_1| V_1 > 0 for every policy.
+    Counterexample: one stream of rate 4 on stations {1, 2}, mu = (1, 1), w = (1, 10). The
+    minimax drift V_1 (equal weighted drifts) is 20/11 > 0, but routing everything to station 1
+    gives sum w_j V_j = 3 - 10 = -7. SM-transience-fix: with L = sum_{C_1} x_j the drift is
+    sum_j V_j = lambda - mu(C_1) = 2 > 0 for every policy (checked on a grid of p)."""
+    # V_1: min over p of max_j w_j V_j, attained where the two weighted drifts are equal
+    p_star = (WEIGHTS[1] * (LAM - MU[1]) + WEIGHTS[0] * MU[0]) / (LAM * (WEIGHTS[0] + WEIGHTS[1]))
+    v1 = max(weighted_drifts(p_star))
+    grid = [F(k, 44) for k in range(45)] + [p_star]
+    assert all(max(weighted_drifts(p)) >= v1 for p in grid)
+    worst = weighted_drifts(F(1))
+    claim("SM-transience-L", sum(worst) >= 2 * v1 > 0,
+          f"lambda = 4, mu = (1, 1), w = (1, 10): V_1 = {v1} (p = {p_star}), |C_1| V_1 = {2 * v1}; "
+          f"all jobs to station 1: sum w_j V_j = {sum(worst)}")
+    unweighted = {LAM * p - MU[0] + LAM * (1 - p) - MU[1] for p in grid}
+    claim("SM-transience-fix", unweighted == {LAM - MU[0] - MU[1]} and LAM > MU[0] + MU[1],
+          f"sum_j V_j = {', '.join(map(str, unweighted))} for every p on the grid")
+
+
+def check_rate_bounds_and_quadratic():
+    """SM-2.4: alpha(0) <= alpha(x) <= alpha(1); SM-dL: |Delta L| <= max_j w_j; SM-q: q(x + d e_j)
+    - q(x) = d e_j^T Q x + Q_jj/2 for d = +-1 and symmetric Q; SM-2.5: the expansion (2.5) of
+    Delta q for each single event; SM-S: for S(x) = sum w_j x_j^2/2, Q_jj = w_j and e_j^T Q x =
+    w_j x_j."""
+    lam = [F(3, 2), F(1, 2)]  # streams {1, 2} and {2}
+    mu = [F(1), F(2)]
+    base = sum(lam)
+    ok = True
+    for x in itertools.product(range(3), repeat=2):
+        rate = base + sum(m for m, v in zip(mu, x) if v > 0)
+        ok &= base <= rate <= base + sum(mu)
+    claim("SM-2.4", ok, "two stations, x in {0,1,2}^2")
+    w = (F(1), F(10))
+    claim("SM-dL", all(abs(w[j] * d) <= max(w) for j in range(2) for d in (-1, 1)),
+          "jumps +-e_j change L by w_j")
+    x1, x2, a, b, c = sympy.symbols("x1 x2 a b c")
+    q_mat = sympy.Matrix([[a, b], [b, c]])
+    x = sympy.Matrix([x1, x2])
+    q = lambda v: (v.T * q_mat * v)[0] / 2  # noqa: E731
+    ok = True
+    for j in range(2):
+        e = sympy.Matrix([int(k == j) for k in range(2)])
+        for d in (-1, 1):
+            ok &= sympy.expand(q(x + d * e) - q(x) - (d * (e.T * q_mat * x)[0] + q_mat[j, j] / 2)) == 0
+    claim("SM-q", ok, "2 x 2 symmetric Q, symbolic")
+    ok = True
+    for j in range(2):  # one event at a time: departure from j, or an arrival routed to j
+        e = sympy.Matrix([int(k == j) for k in range(2)])
+        for dep, arr in ((1, 0), (0, 1)):
+            direct = dep * (q(x - e) - q(x)) + arr * (q(x + e) - q(x))
+            formula = (arr - dep) * (e.T * q_mat * x)[0] + q_mat[j, j] / 2 * (arr + dep)
+            ok &= sympy.expand(direct - formula) == 0
+    claim("SM-2.5", ok, "each single event, symbolic Q")
+    w1, w2 = sympy.symbols("w1 w2", positive=True)
+    s_quad = (w1 * x1 ** 2 + w2 * x2 ** 2) / 2
+    hess = sympy.hessian(s_quad, (x1, x2))
+    grad_ok = all(sympy.expand((hess * x)[j] - [w1 * x1, w2 * x2][j]) == 0 for j in range(2))
+    claim("SM-S", hess[0, 0] == w1 and hess[1, 1] == w2 and grad_ok, "symbolic weights")
+
+
+def check_drift_of_s():
+    """SM-2.6: for a policy of Pi_K (weighted drifts equal to V_k on C_k), alpha E(Delta S | x) =
+    sum_k V_k sum_{C_k} x_j + beta_pi(x), with the jump chain written from the model, at every
+    x in {0..3}^2 (the coefficient of a station with x_j = 0 does not matter); SM-beta:
+    beta_pi(x) <= alpha(1) max_j w_j / 2."""
+    p = (WEIGHTS[1] * (LAM - MU[1]) + WEIGHTS[0] * MU[0]) / (LAM * (WEIGHTS[0] + WEIGHTS[1]))
+    route = (p, 1 - p)
+    v = max(weighted_drifts(p))
+    s = lambda y: sum(wj * yj * yj for wj, yj in zip(WEIGHTS, y)) / 2  # noqa: E731
+    ok = bound = True
+    top = LAM + sum(MU)
+    for x in itertools.product(range(4), repeat=2):
+        drift = F(0)
+        for j in range(2):
+            up = list(x)
+            up[j] += 1
+            drift += LAM * route[j] * (s(up) - s(x))
+            if x[j]:
+                down = list(x)
+                down[j] -= 1
+                drift += MU[j] * (s(down) - s(x))
+        beta = sum(WEIGHTS[j] * (MU[j] * (x[j] > 0) + LAM * route[j]) for j in range(2)) / 2
+        formula = v * sum(x) + beta
+        if all(x):
+            ok &= drift == formula
+        else:  # stations with x_j = 0 contribute nothing, whatever their coefficient
+            ok &= drift == sum(v * x[j] for j in range(2) if x[j]) + beta
+        bound &= beta <= top * max(WEIGHTS) / 2
+    claim("SM-2.6", ok, f"lambda = 4, mu = (1, 1), w = (1, 10), pi in Pi_K (p = {p}), V_1 = {v}")
+    claim("SM-beta", bound, "same x")
+
+
+def check_static_claims():
+    """SM-order: the drifts of the decomposition decrease, V_1 > V_2 > ... (so all V_k < 0 iff
+    V_1 < 0), and there are K <= N stages; 60 seeded random models with 2-4 stations, unit and
+    tied rates included."""
+    rng = random.Random(17)
+    ok = True
+    for trial in range(60):
+        stations = [str(j) for j in range(1, rng.randint(2, 4) + 1)]
+        streams = {}
+        for i in range(rng.randint(1, 4)):
+            size = rng.randint(1, len(stations))
+            streams[f"c{i}"] = sorted(rng.sample(stations, size))
+        used = {s for v in streams.values() for s in v}
+        for s in stations:
+            if s not in used:
+                streams[f"d{s}"] = [s]
+        lam = {c: str(F(rng.randint(1, 6), 4)) for c in streams}
+        mu = {s: str(F(rng.choice([1, 1, 2, 3]), 1)) for s in stations}
+        model = symq.Model(compatibility=streams, arrival_rates=lam, service_rates=mu)
+        drifts = [c.drift for c in decompose(model).clusters]
+        ok &= all(a > b for a, b in zip(drifts, drifts[1:])) and len(drifts) <= len(stations)
+    claim("SM-order", ok, "60 seeded random models")
+
+
+def main() -> str:
+    CLAIMS.clear()
+    check_transience_step()
+    check_rate_bounds_and_quadratic()
+    check_drift_of_s()
+    check_static_claims()
+    failing = {t for t, ok in CLAIMS.items() if not ok}
+    return finish(False, correction="SM-transience-L: take L(x) = sum_{C_1} x_j (unweighted); its "
+                  "drift is at least lambda(R(C_1)) - mu(C_1), which is > 0 when V_1 > 0",
+                  corrected=failing == EXPECTED_FAILURES)
+
+
+if __name__ == "__main__":
+    main()
