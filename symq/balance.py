@@ -39,6 +39,7 @@ import sympy
 from sympy import QQ
 
 from .errors import ModelError, VerificationError
+from .exact import flint_module, fraction_field, rational, to_sympy
 from .model import Model
 from .normalization.entry import DISCIPLINES
 from .processes.base import Process
@@ -132,16 +133,17 @@ class _Exact:
         ordered = sorted(symbols, key=lambda s: s.name)
         self.symbolic = bool(ordered)
         if self.symbolic:
-            self.fractions = QQ.frac_field(*ordered)
-            self.ring = self.fractions.field.ring
+            self.fractions = fraction_field(ordered)
+            self.ring = self.fractions.ring
         self.one = (QQ.one, {})
         self._cache: dict[Any, Any] = {}
         self._powers: dict[tuple, Any] = {}
         self._flint = None
         if self.symbolic and USE_FLINT:
+            flint = flint_module()
             try:  # python-flint (the "fast" extra) multiplies large polynomials much faster
-                import flint
-
+                if flint is None:
+                    raise ImportError("python-flint is not installed")
                 self._flint = flint
                 self._flint_ring = flint.fmpq_mpoly_ctx.get(tuple(s.name for s in ordered), "lex")
                 self._flint_polys: dict[Any, Any] = {}
@@ -163,7 +165,7 @@ class _Exact:
     def _convert(self, expr: sympy.Expr) -> Any:
         if not self.symbolic:
             return (QQ.from_sympy(expr), {})
-        frac = self.fractions.from_sympy(expr)
+        frac = self.fractions.from_expr(expr)
         coefficient = QQ.one
         exponents: dict[Any, int] = {}
         for poly, sign in ((frac.numer, 1), (frac.denom, -1)):
@@ -242,20 +244,18 @@ class _Exact:
         key = (f, e)
         if key not in self._flint_polys:
             if e == 1:
-                fmpq = self._flint.fmpq
                 self._flint_polys[key] = self._flint_ring.from_dict(
-                    {m: fmpq(int(c.numerator), int(c.denominator)) for m, c in f.items()})
+                    {m: rational(c) for m, c in f.items()})
             else:
                 self._flint_polys[key] = self._flint_poly(f, 1) ** e
         return self._flint_polys[key]
 
     def _flint_total(self, terms: list, common: dict) -> Any:
-        fmpq = self._flint.fmpq
         value = self._flint_ring.from_dict({})
         for sign, (coefficient, exponents) in terms:
             c = coefficient * sign
             poly = self._flint_ring.from_dict(
-                {(0,) * self._flint_ring.nvars(): fmpq(int(c.numerator), int(c.denominator))})
+                {(0,) * self._flint_ring.nvars(): rational(c)})
             for f, e in exponents.items():
                 rest = e - common.get(f, 0)
                 if rest:
@@ -266,7 +266,7 @@ class _Exact:
             value += poly
         if value.is_zero():
             return None
-        expr = sympy.Add(*(sympy.Rational(int(c.numerator), int(c.denominator))
+        expr = sympy.Add(*(to_sympy(c)
                            * sympy.Mul(*(g ** k for g, k in zip(self.ring.symbols, m)))
                            for m, c in value.to_dict().items()))
         for f, e in common.items():

@@ -113,8 +113,11 @@ def to_fraction(value: Any, what: str = "value", hint: str = "",
         return Fraction(value)
     if _is_fmpq(value):
         return Fraction(int(value.p), int(value.q))
-    if isinstance(value, sympy.Basic) and value.is_Rational:
-        return Fraction(int(value.p), int(value.q))
+    if isinstance(value, sympy.Basic):
+        if value.is_Rational:
+            return Fraction(int(value.p), int(value.q))
+    elif hasattr(value, "numerator") and hasattr(value, "denominator"):  # gmpy2/sympy QQ elements
+        return Fraction(int(value.numerator), int(value.denominator))
     raise error(f"{what} is {value}, not an exact rational number{hint}")
 
 

@@ -17,11 +17,11 @@ An arriving job that finds idle compatible servers
   $\pi(\vec z_m) = \pi(\emptyset)\prod_{i=1}^m \lambda_{z_i}(\vec z_i)/\mu(\vec z_i)$, where
   $\mu(\vec z_i)$ is the rate of the busy servers among $z_1..z_i$.
 
-Routings (notes/rais-and-aggregation.md, verified): the activation rates are forced,
+Routings (docs/product-forms.md, Thm 3.10 section): the activation rates are forced,
 $\lambda^a_s(B) = \widetilde W(I\setminus s)/\widetilde W(I)$ with $I$ the idle set and
-$\widetilde W(I) = \frac{1}{\lambda(C(I))}\sum_{s\in I}\widetilde W(I\setminus s)$ (Theorem 1 of
-the note); :func:`canonical_routing` (route to the server that would be longest idle under ALIS,
-idle order drawn from its stationary law; always valid, rational in the $\lambda$'s, works with
+$\widetilde W(I) = \frac{1}{\lambda(C(I))}\sum_{s\in I}\widetilde W(I\setminus s)$ (forced by the
+assignment condition); :func:`canonical_routing` (route to the server that would be longest
+idle under ALIS, idle order drawn from its stationary law; always valid, rational in the $\lambda$'s, works with
 symbols) and :func:`maxflow_routing` (Visschers, Adan and Weiss: one max-flow per busy set,
 exact rationals) construct valid splits; :func:`uniform_routing` is valid for all rates iff any two
 classes have equal or disjoint server sets. :func:`assignment_condition_violation` checks a routing
@@ -48,7 +48,10 @@ from typing import Any, Callable
 import sympy
 
 from ..errors import ModelError
+from ..exact import ExactField, to_fraction, to_sympy
 from ..model import Model
+from ..set_functions import (compatible_arrival_rate, idle_order_weights as _idle_order_weights,
+                             service_rate, subsets_by_size)
 from .base import Process, Transition
 
 __all__ = ["ALISProcess", "RandomAssignmentProcess", "idle_order_weights", "activation_rates",
@@ -58,41 +61,11 @@ __all__ = ["ALISProcess", "RandomAssignmentProcess", "idle_order_weights", "acti
 Routing = dict[frozenset, dict[str, dict[str, sympy.Expr]]]
 
 
-def _subsets(items: tuple[str, ...]) -> list[frozenset]:
-    """All subsets, smaller first (a topological order for inclusion)."""
-    return [frozenset(c) for r in range(len(items) + 1) for c in itertools.combinations(items, r)]
-
-
-def _class_rate(model: Model, servers: frozenset) -> sympy.Expr:
-    r"""$\lambda(C(I))$: the arrival rate of the classes compatible with a server of ``servers``."""
-    return sympy.Add(*(model.arrival_rates[c] for c in model.classes
-                       if servers.intersection(model.compatibility[c])))
-
-
-class _Field:
-    """Exact rational-function arithmetic in the model's symbols (or in Q for numeric rates)."""
-
-    def __init__(self, model: Model) -> None:
-        symbols = sorted(model.symbols, key=lambda x: x.name)
-        self.domain = sympy.QQ.frac_field(*symbols) if symbols else sympy.QQ
-
-    def __call__(self, expr: Any) -> Any:
-        return self.domain.from_sympy(sympy.sympify(expr))
-
-    def expr(self, value: Any) -> sympy.Expr:
-        return sympy.factor(self.domain.to_sympy(value))
-
-
-def _weights_in(model: Model, exact: _Field) -> tuple[dict, dict]:
+def _weights_in(model: Model, exact: ExactField) -> tuple[dict, dict]:
     r"""$\lambda(C(I))$ and $\widetilde W(I)$ for every server set, as field elements."""
-    rates = {idle: exact(_class_rate(model, idle)) for idle in _subsets(model.servers)}
-    weights = {frozenset(): exact.domain.one}
-    for idle in _subsets(model.servers)[1:]:
-        total = exact.domain.zero
-        for s in idle:
-            total += weights[idle - {s}]
-        weights[idle] = total / rates[idle]
-    return rates, weights
+    rates = {idle: exact.value(compatible_arrival_rate(model, idle))
+             for idle in subsets_by_size(model.servers)}
+    return rates, _idle_order_weights(model, exact.value)
 
 
 def _require_model(model: Any) -> Model:
@@ -103,12 +76,12 @@ def _require_model(model: Any) -> Model:
 
 # ------------------------------------------------------------------------------ routings
 def idle_order_weights(model: Model) -> dict[frozenset, sympy.Expr]:
-    r"""$\widetilde W(I)$ for every server set $I$ (notes/rais-and-aggregation.md, eq. (1)).
+    r"""$\widetilde W(I)$ for every server set $I$ ([GR20]_ Thm 3.9's idle-order factor).
 
     $\widetilde W(\emptyset) = 1$, $\widetilde W(I) = \lambda(C(I))^{-1}\sum_{s\in I}\widetilde W(I
     \setminus s)$: the sum over the orders of $I$ of $\prod_j 1/\lambda(C(s_1..s_j))$.
     """
-    exact = _Field(_require_model(model))
+    exact = ExactField.for_model(_require_model(model))
     _, weights = _weights_in(model, exact)
     return {idle: exact.expr(w) for idle, w in weights.items()}
 
@@ -116,23 +89,24 @@ def idle_order_weights(model: Model) -> dict[frozenset, sympy.Expr]:
 def activation_rates(model: Model) -> dict[frozenset, dict[str, sympy.Expr]]:
     r"""The activation rates forced by the assignment condition, $B \mapsto \{s: \lambda^a_s(B)\}$.
 
-    $\lambda^a_s(B) = \widetilde W(I\setminus s)/\widetilde W(I)$, $I$ the idle set (Theorem 1 of
-    notes/rais-and-aggregation.md; Visschers, Adan and Weiss 2012 via [GR20]_ section 3.2).
+    $\lambda^a_s(B) = \widetilde W(I\setminus s)/\widetilde W(I)$, $I$ the idle set (weights
+    of :func:`symq.set_functions.idle_order_weights`; Visschers, Adan and Weiss 2012 via [GR20]_
+    section 3.2).
     """
-    exact = _Field(_require_model(model))
+    exact = ExactField.for_model(_require_model(model))
     _, weights = _weights_in(model, exact)
     everything = frozenset(model.servers)
     return {busy: {s: exact.expr(weights[everything - busy - {s}] / weights[everything - busy])
                    for s in model.servers if s not in busy}
-            for busy in _subsets(model.servers)}
+            for busy in subsets_by_size(model.servers)}
 
 
 def canonical_routing(model: Model) -> Routing:
-    r"""The canonical routing $p^{\rm can}_c(s\mid B)$ (notes/rais-and-aggregation.md, eq. (4)).
+    r"""The canonical routing $p^{\rm can}_c(s\mid B)$ (docs/product-forms.md).
 
     An arriving class-$c$ job goes to the server of $S_c \cap I$ that comes first in an idle order
     drawn with weights $\prod_j 1/\lambda(C(s_1..s_j))$ (the stationary ALIS idle order). Valid for
-    every graph and rates (Theorem 2 of the note); rational in the $\lambda$'s.
+    every graph and rates (the idle order's first compatible server exists whenever one is idle); rational in the $\lambda$'s.
 
     Returns
     -------
@@ -141,15 +115,15 @@ def canonical_routing(model: Model) -> Routing:
         compatible server, and idle ``s`` in $S_c$.
     """
     model = _require_model(model)
-    exact = _Field(model)
+    exact = ExactField.for_model(model)
     rates, weights = _weights_in(model, exact)
     everything = frozenset(model.servers)
     routing: Routing = {}
-    for busy in _subsets(model.servers):
+    for busy in subsets_by_size(model.servers):
         idle = everything - busy
-        completion = {idle: exact.domain.one}  # U_I(A): weight of completing an order of I
-        for prefix in reversed(_subsets(tuple(sorted(idle)))[:-1]):
-            total = exact.domain.zero
+        completion = {idle: exact.one}  # U_I(A): weight of completing an order of I
+        for prefix in reversed(subsets_by_size(tuple(sorted(idle)))[:-1]):
+            total = exact.zero
             for t in idle - prefix:
                 total += completion[prefix | {t}] / rates[prefix | {t}]
             completion[prefix] = total
@@ -161,8 +135,8 @@ def canonical_routing(model: Model) -> Routing:
             others = tuple(sorted(idle - set(model.compatibility[c])))
             split = {}
             for s in free:  # eq. (4): the servers before s in the order avoid S_c
-                total = exact.domain.zero
-                for before in _subsets(others):
+                total = exact.zero
+                for before in subsets_by_size(others):
                     total += weights[before] * completion[before | {s}] / rates[before | {s}]
                 split[s] = exact.expr(total / weights[idle])
             table[c] = split
@@ -174,7 +148,7 @@ def uniform_routing(model: Model) -> Routing:
     """Uniform choice among the idle compatible servers (valid iff server sets are equal or disjoint)."""
     model = _require_model(model)
     routing: Routing = {}
-    for busy in _subsets(model.servers):
+    for busy in subsets_by_size(model.servers):
         table = {}
         for c in model.classes:
             free = [s for s in model.compatibility[c] if s not in busy]
@@ -186,7 +160,7 @@ def uniform_routing(model: Model) -> Routing:
 
 def maxflow_routing(model: Model) -> Routing:
     r"""A valid routing by one max-flow per busy set (Visschers, Adan and Weiss; Algorithm C of
-    notes/rais-and-aggregation.md). Exact rationals only.
+    docs/product-forms.md). Exact rationals only.
 
     For busy set $B$: source $\to c$ (capacity $\lambda_c$) $\to s \in S_c\cap I$ $\to$ sink
     (capacity $\lambda^a_s(B)$); the flow saturates all $\lambda(C(I))$ and $p_c(s\mid B) =
@@ -217,36 +191,27 @@ def maxflow_routing(model: Model) -> Routing:
             free = [s for s in model.compatibility[c] if s in idle]
             if not free:
                 continue
-            lam = _fraction(model.arrival_rates[c])
+            lam = to_fraction(model.arrival_rates[c], f"arrival rate of class {c!r}")
             total += lam
             graph.add_edge("source", ("class", c), capacity=lam)
             for s in free:
                 graph.add_edge(("class", c), ("server", s))
         for s in idle:
-            graph.add_edge(("server", s), "sink", capacity=_fraction(targets[s]))
+            graph.add_edge(("server", s), "sink", capacity=to_fraction(targets[s], "activation rate"))
         table: dict[str, dict[str, sympy.Expr]] = {}
         if idle and total:
             value, flow = nx.maximum_flow(graph, "source", "sink", flow_func=edmonds_karp)
-            if value != total:  # impossible by Theorem 2 of the note; a guard, not a branch
+            if value != total:  # impossible for forced activation rates; a guard, not a branch
                 raise ModelError(f"max-flow for busy set {_set_text(busy)} carries {value}, "
                                  f"not lambda(C(I)) = {total}")
             for c in model.classes:
                 node = ("class", c)
                 if node in flow:
-                    lam = _fraction(model.arrival_rates[c])
-                    table[c] = {s: sympy.Rational(flow[node][("server", s)].numerator,
-                                                  flow[node][("server", s)].denominator)
-                                / sympy.Rational(lam.numerator, lam.denominator)
+                    lam = to_fraction(model.arrival_rates[c], f"arrival rate of class {c!r}")
+                    table[c] = {s: to_sympy(flow[node][("server", s)]) / to_sympy(lam)
                                 for s in model.compatibility[c] if s in idle}
         routing[busy] = table
     return routing
-
-
-def _fraction(value: Any) -> Fraction:
-    value = sympy.nsimplify(value) if not isinstance(value, sympy.Basic) else value
-    if not value.is_Rational:
-        raise ModelError(f"expected an exact rational, not {value}")
-    return Fraction(int(value.p), int(value.q))
 
 
 def _set_text(servers: frozenset) -> str:
@@ -282,7 +247,7 @@ def routing_table(model: Model, routing: Any) -> tuple[Routing, str]:
         return builders[routing](model), routing
     everything = frozenset(model.servers)
     table: Routing = {}
-    for busy in _subsets(model.servers):
+    for busy in subsets_by_size(model.servers):
         idle = everything - busy
         row = {}
         for c in model.classes:
@@ -303,20 +268,20 @@ def routing_table(model: Model, routing: Any) -> tuple[Routing, str]:
 
 def induced_activation_rates(model: Model, routing: Routing) -> dict[frozenset, dict[str, Any]]:
     r"""$\lambda^a_s(B) = \sum_c \lambda_c\, p_c(s\mid B)$ for every busy set and idle server."""
-    exact = _Field(model)
+    exact = ExactField.for_model(model)
     values = _induced_in(model, routing, exact)
     return {busy: {s: exact.expr(r) for s, r in row.items()} for busy, row in values.items()}
 
 
-def _induced_in(model: Model, routing: Routing, exact: _Field) -> dict[frozenset, dict]:
+def _induced_in(model: Model, routing: Routing, exact: ExactField) -> dict[frozenset, dict]:
     everything = frozenset(model.servers)
     rates = {}
-    for busy in _subsets(model.servers):
-        row = {s: exact.domain.zero for s in everything - busy}
+    for busy in subsets_by_size(model.servers):
+        row = {s: exact.zero for s in everything - busy}
         for c, split in routing.get(busy, {}).items():
-            lam = exact(model.arrival_rates[c])
+            lam = exact.value(model.arrival_rates[c])
             for s, p in split.items():
-                row[s] = row[s] + lam * exact(p)
+                row[s] = row[s] + lam * exact.value(p)
         rates[busy] = row
     return rates
 
@@ -325,12 +290,12 @@ def assignment_condition_violation(model: Model, routing: Routing) -> str | None
     r"""Why ``routing`` is not a valid RAIS routing satisfying the assignment condition, or None.
 
     Checks exactly that each split is a probability vector on the idle compatible servers, then
-    the assignment condition by Lemma 1 of notes/rais-and-aggregation.md: for every busy set $B$ and
-    idle $u \ne v$, $\lambda^a_u(B)\lambda^a_v(B\cup u) = \lambda^a_v(B)\lambda^a_u(B\cup v)$ (any
+    the assignment condition in its local form (Visschers, Adan and Weiss 2012): for every busy
+    set $B$ and idle $u \ne v$, $\lambda^a_u(B)\lambda^a_v(B\cup u) = \lambda^a_v(B)\lambda^a_u(B\cup v)$ (any
     two orders of a set differ by adjacent transpositions).
     """
     everything = frozenset(model.servers)
-    exact = _Field(model)
+    exact = ExactField.for_model(model)
     for busy, table in routing.items():
         idle = everything - busy
         for c, split in table.items():
@@ -341,14 +306,14 @@ def assignment_condition_violation(model: Model, routing: Routing) -> str | None
                             f"compatible server when the busy servers are {_set_text(busy)}")
                 if sympy.sympify(p).is_negative:
                     return f"p_{c}({s} | {_set_text(busy)}) = {p} is negative"
-            total = exact.domain.zero
+            total = exact.zero
             for p in split.values():
-                total += exact(p)
-            if total != exact.domain.one:
+                total += exact.value(p)
+            if total != exact.one:
                 return (f"the probabilities of class {c!r} with busy servers {_set_text(busy)} "
                         f"add up to {exact.expr(total)}, not 1")
     rates = _induced_in(model, routing, exact)
-    for busy in _subsets(model.servers):
+    for busy in subsets_by_size(model.servers):
         idle = sorted(everything - busy)
         for u, v in itertools.combinations(idle, 2):
             first = rates[busy][u] * rates[busy | {u}][v]
@@ -403,13 +368,13 @@ class ALISProcess(Process):
     def _service(self, servers: frozenset) -> sympy.Expr:
         key = ("mu", servers)
         if key not in self._sums:
-            self._sums[key] = sympy.Add(*(self.model.service_rates[s] for s in sorted(servers)))
+            self._sums[key] = service_rate(self.model, sorted(servers))
         return self._sums[key]
 
     def _arrivals(self, servers: frozenset) -> sympy.Expr:
         key = ("lambda", servers)
         if key not in self._sums:
-            self._sums[key] = _class_rate(self.model, servers)
+            self._sums[key] = compatible_arrival_rate(self.model, servers)
         return self._sums[key]
 
     def initial_state(self) -> ALISState:
