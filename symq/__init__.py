@@ -35,6 +35,25 @@ from .quantities import Evaluated, derive, evaluate
 from .stability import check_stability, is_stable, stability_conditions, stability_report
 from .supermarket import decompose, drift_rates, simulate_jlw
 
+# Every public function that takes a model also takes a built-in name or a TOML path; derived
+# quantities are remembered, so that evaluate() refuses values that make their model unstable.
+from .catalog import takes_model as _takes_model  # noqa: E402
+from .quantities import quantity_function as _quantity_function  # noqa: E402
+
+empty_probability = _quantity_function(empty_probability)
+normalizing_constant = _quantity_function(normalizing_constant)
+server_idle_probability = _quantity_function(server_idle_probability)
+mean_number = _quantity_function(mean_number)
+mean_response_time = _quantity_function(mean_response_time)
+nested_empty_probability = _quantity_function(nested_empty_probability)
+verify = _takes_model(verify)
+is_nested, nesting_tree = _takes_model(is_nested), _takes_model(nesting_tree)
+check_stability, is_stable = _takes_model(check_stability), _takes_model(is_stable)
+stability_conditions = _takes_model(stability_conditions)
+stability_report = _takes_model(stability_report)
+decompose, drift_rates = _takes_model(decompose), _takes_model(drift_rates)
+simulate_jlw = _takes_model(simulate_jlw)
+
 __version__ = "0.1.0"
 
 __all__ = [

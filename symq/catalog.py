@@ -22,17 +22,19 @@ Model('n', 1->{1}, 2->{1,2})
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import tomllib
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from .errors import ModelError, UnknownModelError
 from .model import Model
 from .rates import positive_symbol
 
-__all__ = ["model", "load", "loads", "builtin_names", "BUILTIN_DESCRIPTIONS"]
+__all__ = ["model", "load", "loads", "builtin_names", "BUILTIN_DESCRIPTIONS", "as_model",
+           "takes_model"]
 
 
 def _symbolic(name: str, compatibility: dict[str, list[str]], servers: list[str]) -> Model:
@@ -138,6 +140,47 @@ def model(name: str | Path) -> Model:
         return load(text)
     raise UnknownModelError(f"unknown model {text!r}; built-in models: "
                             f"{', '.join(builtin_names())}, or give a path to a .toml file")
+
+
+def as_model(value: Model | str | Path, what: str = "model") -> Model:
+    """``value`` itself if it is a :class:`Model`, else the built-in model or TOML file it names.
+
+    Raises
+    ------
+    UnknownModelError
+        A name that is neither built in nor an existing file.
+    ModelError
+        A malformed model file.
+    TypeError
+        A value that is not a Model, a string or a path.
+
+    Examples
+    --------
+    >>> as_model("w") == model("w")
+    True
+    """
+    if isinstance(value, Model):
+        return value
+    if isinstance(value, (str, Path)):
+        return model(value)
+    raise TypeError(f"{what} must be a symq.Model, a built-in model name such as 'w' or the path "
+                    f"of a TOML model file, not {type(value).__name__}")
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def takes_model(function: _F) -> _F:
+    """``function(model, ...)`` that also accepts a built-in name or a path for ``model`` (other
+    values are passed on unchanged)."""
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if args and isinstance(args[0], (str, Path)):
+            args = (model(args[0]), *args[1:])
+        elif isinstance(kwargs.get("model"), (str, Path)):
+            kwargs["model"] = model(kwargs["model"])
+        return function(*args, **kwargs)
+    return wrapper  # type: ignore[return-value]
 
 
 def load(path: str | Path) -> Model:

@@ -74,7 +74,7 @@ import sympy
 
 from .errors import ModelError
 
-__all__ = ["parse_expression", "parse_formula", "RESERVED_NAMES", "MAX_LENGTH",
+__all__ = ["parse_expression", "parse_formula", "as_expression", "RESERVED_NAMES", "MAX_LENGTH",
            "MAX_FORMULA_LENGTH", "MAX_DEPTH", "MAX_DIGITS", "MAX_POWER", "MAX_DEGREE",
            "MAX_SQRT_DIGITS"]
 
@@ -487,3 +487,25 @@ def parse_formula(text: str, what: str = "formula") -> sympy.Expr:
     from .distributions import THETA, TIME
     return parse_expression(text, what, functions=FORMULA_FUNCTIONS,
                             variables={"theta": THETA, "t": TIME}, max_length=MAX_FORMULA_LENGTH)
+
+
+def as_expression(value: object, what: str = "value") -> sympy.Expr:
+    """``sympy.sympify`` for values that may come from outside: a string is read by
+    :func:`parse_formula` (never by ``eval``); other values by ``sympify(strict=True)``, which
+    parses no strings.
+
+    Raises
+    ------
+    ModelError
+        A string outside the grammar.
+    sympy.SympifyError
+        A value sympy cannot convert.
+
+    Examples
+    --------
+    >>> as_expression("lambda/3"), as_expression(2)
+    (lambda/3, 2)
+    """
+    if isinstance(value, str):
+        return parse_formula(value, what)
+    return sympy.sympify(value, strict=True)

@@ -22,7 +22,7 @@ import networkx as nx
 import sympy
 
 from .errors import ModelError
-from .rates import check_rate, parse_rate
+from .rates import check_names, check_rate, parse_rate, value_names
 
 __all__ = ["Model"]
 
@@ -60,7 +60,8 @@ class Model:
     Raises
     ------
     ModelError
-        A rate that is a float, NaN, infinite or provably non-positive; a class with no server;
+        No class at all; a rate that is a float, NaN, infinite or provably non-positive; a class
+        with no server;
         a server that serves no class; an unknown server name; a duplicate name; a rate given for
         an unknown class.
     TypeError
@@ -78,13 +79,18 @@ class Model:
     lambda_1 + lambda_3
     """
 
-    compatibility: Mapping[str, tuple[str, ...]]
-    arrival_rates: Mapping[str, sympy.Expr]
-    service_rates: Mapping[str, sympy.Expr]
+    compatibility: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    arrival_rates: Mapping[str, sympy.Expr] = field(default_factory=dict)
+    service_rates: Mapping[str, sympy.Expr] = field(default_factory=dict)
     abandonment_rates: Mapping[str, sympy.Expr] = field(default_factory=dict)
     name: str = ""
 
     def __post_init__(self) -> None:
+        if not dict(self.compatibility):
+            raise ModelError("a model needs at least one class: give compatibility (class -> its "
+                             "servers), arrival_rates and service_rates, e.g. Model(compatibility="
+                             "{'1': ['1']}, arrival_rates={'1': '1/2'}, service_rates={'1': 1}), "
+                             "or use symq.model(name) for a built-in model")
         raw_service = {str(k): v for k, v in dict(self.service_rates).items()}
         servers = _names(self.service_rates, "server")
         classes = _names(self.compatibility, "class")
@@ -117,6 +123,16 @@ class Model:
         object.__setattr__(self, "service_rates", MappingProxyType(service))
         object.__setattr__(self, "abandonment_rates", MappingProxyType(abandon))
         object.__setattr__(self, "name", str(self.name or ""))
+
+    @classmethod
+    def _empty(cls, name: str = "") -> "Model":
+        """The model with no class and no server, what remains after removing everything (only
+        the reductions build it; ``Model()`` itself refuses to)."""
+        empty = object.__new__(cls)
+        for attribute in ("compatibility", "arrival_rates", "service_rates", "abandonment_rates"):
+            object.__setattr__(empty, attribute, MappingProxyType({}))
+        object.__setattr__(empty, "name", str(name or ""))
+        return empty
 
     @staticmethod
     def _class_rates(rates: Mapping[Any, Any], classes: tuple[str, ...], what: str,
@@ -232,6 +248,8 @@ class Model:
                                  if i not in set(self.classes_of(servers))])
 
     def _restricted(self, keep: list[str]) -> "Model":
+        if not keep:
+            return Model._empty(self.name)
         used = {j for i in keep for j in self.compatibility[i]}
         return Model(
             compatibility={i: self.compatibility[i] for i in keep},
@@ -249,13 +267,13 @@ class Model:
         ModelError
             A name that is not a symbol of the model, or a value that is not exact and positive.
         """
+        values = value_names(values)
+        check_names(values, self.symbols, "the model")
+        if self.is_empty:
+            return self
         known = {s.name: s for s in self.symbols}
-        mapping = {}
-        for name, value in dict(values).items():
-            if name not in known:
-                names = ", ".join(sorted(known)) or "none (all rates are numbers)"
-                raise ModelError(f"--set {name}: the model has no symbol {name!r}; its symbols: {names}")
-            mapping[known[name]] = parse_rate(value, f"value of {name}")
+        mapping = {known[name]: parse_rate(value, f"value of {name}")
+                   for name, value in values.items()}
 
         def sub(rates: Mapping[str, sympy.Expr], what: str) -> dict[str, sympy.Expr]:
             return {k: check_rate(sympy.simplify(r.xreplace(mapping)) if r.free_symbols else r,

@@ -17,19 +17,24 @@ Evaluated(exact=9/14, value='0.6428571429')
 
 from __future__ import annotations
 
+import functools
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 import sympy
 
+from .catalog import as_model
 from .errors import ModelError, UnsupportedError
+from .expressions import as_expression, parse_formula
 from .model import Model
 from .numeric import decimal_string
 from .normalization.entry import DISCIPLINES
-from .rates import parse_rate
+from .rates import check_names, parse_rate, value_names
+from .stability import check_stability
 
 __all__ = ["QUANTITIES", "DISCIPLINES", "register", "handler_for", "derive", "evaluate",
-           "Evaluated", "substitute", "flatten_result"]
+           "Evaluated", "substitute", "flatten_result", "remember_model", "quantity_function"]
 
 QUANTITIES = {
     "empty-probability": "probability that no job is in the system",
@@ -77,10 +82,13 @@ def handler_for(model: Model, quantity: str, discipline: str) -> tuple[Handler, 
                            f"model {model.name or 'given'}{hint}")
 
 
-def derive(model: Model, quantity: str, discipline: str = "collaborative") -> Any:
-    """The exact quantity: a sympy expression, or a mapping of them (per class / per server)."""
+def derive(model: Model | str, quantity: str, discipline: str = "collaborative") -> Any:
+    """The exact quantity: a sympy expression, or a mapping of them (per class / per server).
+
+    ``model`` is a :class:`Model`, a built-in name (``"w"``) or the path of a TOML file."""
+    model = as_model(model)
     handler, _ = handler_for(model, quantity, discipline)
-    return handler(model)
+    return remember_model(handler(model), model)
 
 
 def flatten_result(result: Any) -> list[tuple[str, Any]]:
@@ -120,35 +128,135 @@ class Evaluated:
         return result
 
 
-def substitute(expr: sympy.Expr, values: Mapping[str, Any]) -> sympy.Expr:
-    """Put exact values in for the symbols of ``expr`` named in ``values`` (others stay)."""
-    by_name = {s.name: s for s in sympy.sympify(expr).free_symbols}
+def substitute(expr: sympy.Expr | str, values: Mapping[str, Any]) -> sympy.Expr:
+    """Put exact values in for the symbols of ``expr`` named in ``values`` (others stay).
+
+    ``expr`` may be a formula string as symq prints it; it is read by
+    :func:`symq.expressions.parse_formula`, never evaluated as code.
+    """
+    expr = _as_formula(expr)
+    by_name = {s.name: s for s in expr.free_symbols}
     mapping = {by_name[name]: parse_rate(value, f"value of {name}")
-               for name, value in values.items() if name in by_name}
+               for name, value in value_names(values).items() if name in by_name}
     return sympy.simplify(expr.xreplace(mapping)) if mapping else expr
 
 
-def evaluate(result: Any, values: Mapping[str, Any] | None = None, digits: int = 30) -> Any:
+def evaluate(result: Any, values: Mapping[str, Any] | None = None, digits: int = 30,
+             model: Model | str | None = None) -> Any:
     """Evaluate a derived result at ``values`` to :class:`Evaluated` (mapping results keep their
     shape).
 
+    Parameters
+    ----------
+    result : a derived quantity (a sympy expression or a mapping of them), or a formula string
+        as ``symq derive`` prints it (read by :func:`symq.expressions.parse_formula`)
+    values : exact values by symbol name, e.g. ``{"lambda_1": "3/10"}``
+    digits : significant digits of the decimal value
+    model : the model the result belongs to (a Model, a built-in name or a path); by default
+        the model that most recently gave this result through :func:`derive` or a quantity
+        function of :mod:`symq` (such as :func:`symq.empty_probability`), if any
+
     Raises
     ------
+    UnstableModelError
+        The values make the model unstable, so the formula has no meaning there (it may even
+        give a negative probability).
     ModelError
-        A symbol left without a value, a value that is not exact and positive.
+        A name in ``values`` that is no symbol of the result (nor of its model), a symbol left
+        without a value, a value that is not exact and positive, a malformed formula string.
+
+    Examples
+    --------
+    >>> import symq
+    >>> p0 = symq.empty_probability("n")
+    >>> evaluate(p0, {"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": 1, "mu_2": 1}).exact
+    9/14
+    >>> evaluate(p0, {"lambda_1": 1, "lambda_2": 1, "mu_1": 1, "mu_2": 1})
+    Traceback (most recent call last):
+        ...
+    symq.errors.UnstableModelError: unstable: classes {'1', '2'} bring 2 but their servers {'1', '2'} serve only 2; lower those arrival rates or raise those service rates
     """
-    values = dict(values or {})
+    values = value_names(values)
+    result = _as_formula(result)
+    leaves = list(_leaves(result))
+    origin = as_model(model) if model is not None else _origin(leaves)
+    symbols = set().union(*(leaf.free_symbols for leaf in leaves))
+    if origin is not None:
+        check_names(values, symbols | origin.symbols, "the model")
+        own = {s.name for s in origin.symbols}
+        check_stability(origin.substitute({k: v for k, v in values.items() if k in own}))
+    else:
+        check_names(values, symbols, "the formula")
+    return _evaluate(result, values, digits)
+
+
+def _evaluate(result: Any, values: dict[str, Any], digits: int) -> Any:
     if isinstance(result, Mapping):
-        return {key: evaluate(part, values, digits) for key, part in result.items()}
-    expr = substitute(sympy.sympify(result), values)
+        return {key: _evaluate(part, values, digits) for key, part in result.items()}
+    expr = substitute(result, values)
     if expr.free_symbols and expr.free_symbols <= _FUNCTION_VARIABLES:
         # a function of the transform or time variable (LST, CDF): exact, with no single decimal
         return Evaluated(sympy.factor(expr) if expr.is_rational_function() else expr, "")
     if expr.free_symbols:
         names = ", ".join(sorted(s.name for s in expr.free_symbols))
-        raise ModelError(f"no value for the symbol(s) {names}; give each with --set NAME=VALUE")
+        raise ModelError(f"no value for the symbol(s) {names}; give each one in the values, "
+                         f"e.g. {{{next(iter(sorted(s.name for s in expr.free_symbols)))!r}: "
+                         "'1/2'}")
     exact = None if expr.has(sympy.Float) else expr
     return Evaluated(exact, decimal_string(expr, digits))
+
+
+def _as_formula(result: Any) -> Any:
+    """A derived result as sympy: strings are read by the safe parser, never by ``eval``."""
+    if isinstance(result, str):
+        return parse_formula(result, "formula")
+    if isinstance(result, Mapping):
+        return {key: _as_formula(part) for key, part in result.items()}
+    if isinstance(result, sympy.Basic):
+        return result
+    return as_expression(result, "formula")
+
+
+def _leaves(result: Any):
+    if isinstance(result, Mapping):
+        for part in result.values():
+            yield from _leaves(part)
+    else:
+        yield result
+
+
+# ------------------------------------------------------- which model gave a derived result
+_ORIGINS: OrderedDict[sympy.Expr, Model] = OrderedDict()
+_ORIGINS_KEPT = 512
+
+
+def remember_model(result: Any, model: Model) -> Any:
+    """Note that ``model`` gave ``result`` (its symbolic leaves), so that :func:`evaluate` can
+    check names and stability against it; keeps the last few hundred results. Returns ``result``."""
+    for leaf in _leaves(result):
+        if isinstance(leaf, sympy.Basic) and leaf.free_symbols:
+            _ORIGINS[leaf] = model
+            _ORIGINS.move_to_end(leaf)
+    while len(_ORIGINS) > _ORIGINS_KEPT:
+        _ORIGINS.popitem(last=False)
+    return result
+
+
+def _origin(leaves: list[Any]) -> Model | None:
+    for leaf in leaves:
+        if isinstance(leaf, sympy.Basic) and leaf.free_symbols and leaf in _ORIGINS:
+            return _ORIGINS[leaf]
+    return None
+
+
+def quantity_function(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function(model, ...)`` of the public API: ``model`` may be a built-in name or a path,
+    and the result is remembered for :func:`evaluate`'s stability and name checks."""
+    @functools.wraps(function)
+    def wrapper(model: Model | str, *args: Any, **kwargs: Any) -> Any:
+        model = as_model(model)
+        return remember_model(function(model, *args, **kwargs), model)
+    return wrapper
 
 
 def _function_variables() -> frozenset:

@@ -22,14 +22,15 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from typing import Any, Iterable, Mapping
 
 import sympy
 
 from .errors import ModelError
 from .expressions import parse_expression
 
-__all__ = ["parse_rate", "parse_value", "positive_symbol", "check_rate", "exact_string"]
+__all__ = ["parse_rate", "parse_value", "positive_symbol", "check_rate", "exact_string",
+           "value_names", "check_names"]
 
 _NOT_NUMBERS = {"nan", "inf", "infinity", "oo", "zoo"}
 
@@ -104,6 +105,48 @@ def check_rate(expr: sympy.Expr, what: str) -> sympy.Expr:
 def parse_rate(value: Any, what: str) -> sympy.Expr:
     """Parse and check one rate: :func:`parse_value` then :func:`check_rate`."""
     return check_rate(parse_value(value, what), what)
+
+
+def value_names(values: Mapping[Any, Any] | None) -> dict[str, Any]:
+    """``values`` keyed by symbol name: string keys stay, sympy symbols give their name.
+
+    Raises
+    ------
+    ModelError
+        A key that is neither a string nor a sympy symbol.
+    """
+    result: dict[str, Any] = {}
+    for key, value in dict(values or {}).items():
+        if isinstance(key, sympy.Symbol):
+            key = key.name
+        if not isinstance(key, str):
+            raise ModelError(f"values are keyed by symbol name (a string such as 'lambda_1'), "
+                             f"not {key!r}")
+        result[key] = value
+    return result
+
+
+def check_names(values: Mapping[str, Any], symbols: Iterable[sympy.Symbol], where: str) -> None:
+    """Refuse a value given for a name that is not a symbol of ``where`` (a typo would otherwise
+    be ignored silently).
+
+    Raises
+    ------
+    ModelError
+        A name of ``values`` that is not the name of one of ``symbols``.
+
+    Examples
+    --------
+    >>> check_names({"lambda_9": 1}, [positive_symbol("lambda_1")], "the model")
+    Traceback (most recent call last):
+        ...
+    symq.errors.ModelError: the model has no symbol 'lambda_9'; its symbols: lambda_1
+    """
+    known = {s.name for s in symbols}
+    for name in values:
+        if name not in known:
+            names = ", ".join(sorted(known)) or "none (it has no symbol left)"
+            raise ModelError(f"{where} has no symbol {name!r}; its symbols: {names}")
 
 
 def exact_string(expr: sympy.Expr) -> str:
