@@ -42,6 +42,7 @@ from .distributions import THETA, TIME, ExponentialMixture
 from .errors import ModelError
 from .model import Model
 from .normalization import empty_probability
+from .set_functions import compatible_arrival_rate, required_arrival_rate, service_rate, slack
 
 __all__ = ["rais_busy_weight", "rais_partial_law", "alis_partial_law", "collaborative_partial_law",
            "idle_order_sum", "busy_order_probability", "canonical_assignment", "printed_conditional_waiting_time",
@@ -54,7 +55,7 @@ def _sum(values: Iterable[Any]) -> sympy.Expr:
 
 
 class _Sets:
-    """Set functions of a model on frozensets of servers."""
+    """The set functions of :mod:`symq.set_functions` for one model, on frozensets of servers."""
 
     def __init__(self, model: Model) -> None:
         self.model = model
@@ -62,19 +63,19 @@ class _Sets:
         self.sets = {c: frozenset(s) for c, s in model.compatibility.items()}
 
     def mu(self, x) -> sympy.Expr:
-        return _sum(self.model.service_rates[s] for s in x)
+        return service_rate(self.model, x)
 
     def lam_required(self, x) -> sympy.Expr:
-        return _sum(self.model.arrival_rates[c] for c, s in self.sets.items() if s <= x)
+        return required_arrival_rate(self.model, x)
 
     def r(self, x) -> sympy.Expr:
-        return self.mu(x) - self.lam_required(x)
+        return slack(self.model, x)
 
     def alpha(self, x) -> sympy.Expr:
         return self.lam_required(x) / self.mu(x)
 
     def arrivals(self, idle) -> sympy.Expr:
-        return _sum(self.model.arrival_rates[c] for c, s in self.sets.items() if s & idle)
+        return compatible_arrival_rate(self.model, idle)
 
 
 def _idle_weight_tilde(sets: _Sets):
