@@ -312,6 +312,18 @@ def print_counterexamples():
             claim(f"Cab-{label}-{case}", pl == pr,
                   f"n = {len(rates)}, lambda = {lam}, mu = {rates}: printed {pl} vs {pr}; true "
                   f"{tl}, corrected {tr}")
+    # Theorem 2.1 itself in numbers (l faster than m), and at tied rates (P_l = P_m)
+    for case, rates in (("generic3", (3, 2, 1)), ("tied3", (1, 1, 1))):
+        queue = uninformed_queue(3, arrival_rate=1, service_rates=list(rates))
+        p_l, p_m = (sympy.simplify(busy_probability_by_states(queue, k)) for k in ("1", "2"))
+        mu_l, mu_m = queue.rate("1"), queue.rate("2")
+        if case == "tied3":
+            claim("Cab-T21-tied3", p_l == p_m, f"mu = {rates}: P_1 = {p_l}, P_2 = {p_m}")
+        else:
+            claim("Cab-T21-generic3", p_l < p_m and mu_l * p_l > mu_m * p_m
+                  and mu_m / mu_l * p_m < p_l,
+                  f"mu = {rates}, lambda = 1: P_1 = {p_l} < P_2 = {p_m}; mu_1 P_1 = "
+                  f"{mu_l * p_l} > mu_2 P_2 = {mu_m * p_m}")
     return ok
 
 

@@ -76,6 +76,14 @@ def main() -> str:
         printed = {d for d in sequences if allowed(rates, d, corrected=False)}
         corrected = {d for d in sequences if allowed(rates, d, corrected=True)}
         extra = sorted(printed - visited)
+        if extra:  # the printed formula's value at a sequence that is never in service
+            d = extra[0]
+            value, taken = frac(symq.empty_probability(model)), frozenset()
+            for c in d:
+                taken = taken | rates.sets[c]
+                value *= rates.lam[c] / rates.mu_of(taken)
+            print(f"% {name}: d = {d}, n = 0: printed formula {value}, true probability "
+                  f"{measured.get((d, (0,) * len(d)), 0)}")
         print(f"% {name}: {len(measured)} (d, n) states, proportional to the formula: {formula}; "
               f"corrected condition = visited sequences: {corrected == visited}; printed condition "
               f"admits never-visited {extra[:3]}{' ...' if len(extra) > 3 else ''}")
