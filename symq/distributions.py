@@ -37,6 +37,8 @@ from typing import Any, Iterable, Sequence
 
 import sympy
 
+from .expressions import as_expression
+
 __all__ = ["ExponentialMixture", "THETA", "TIME"]
 
 THETA = sympy.Symbol("theta", positive=True)
@@ -46,7 +48,7 @@ Term = tuple[sympy.Expr, sympy.Expr]  # (probability, rate)
 
 
 def _s(x: Any) -> sympy.Expr:
-    return sympy.sympify(x)
+    return as_expression(x, "probability or rate")
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ import mpmath
 import sympy
 
 from .errors import ModelError
+from .expressions import as_expression
 
 __all__ = ["decimal_string", "round_fraction"]
 
@@ -71,7 +72,7 @@ def decimal_string(value: sympy.Expr, digits: int = 30) -> str:
     """
     if not isinstance(digits, int) or digits < 1 or digits > 100000:
         raise ModelError(f"--digits must be a whole number from 1 to 100000, not {digits!r}")
-    value = sympy.sympify(value)
+    value = as_expression(value)
     if value.free_symbols:
         names = ", ".join(sorted(s.name for s in value.free_symbols))
         raise ModelError(f"cannot print a decimal value: set the symbols {names} with --set NAME=VALUE")

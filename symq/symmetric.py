@@ -41,6 +41,8 @@ from typing import Any, Iterable, Sequence
 
 import sympy
 
+from .expressions import as_expression
+
 __all__ = ["elementary_symmetric_sums", "elementary_symmetric_sum", "removal_identity_residual",
            "reciprocal_identity_residual", "identity_residuals"]
 
@@ -54,7 +56,7 @@ def _exact(value: Any) -> Any:
     if isinstance(value, float):
         raise TypeError(f"the float {value!r} is not exact; pass a Fraction, a sympy Rational "
                         "or a string such as '3/10'")
-    expr = sympy.sympify(value)
+    expr = as_expression(value, "element of P(S, k)")
     if expr.has(sympy.Float):
         raise TypeError(f"the element {expr} contains a float; pass exact numbers")
     return expr
@@ -137,8 +139,8 @@ def removal_identity_residual(elements: Sequence[Any], index: int, k: int) -> sy
 
 def reciprocal_identity_residual(elements: Sequence[Any], k: int) -> sympy.Expr:
     r"""$P(\mathcal S^{-1}, k) - P(\mathcal S, |\mathcal S| - k)/\prod_{s} s$, simplified."""
-    product = sympy.Mul(*[sympy.sympify(s) for s in elements])
-    value = (elementary_symmetric_sum([1 / sympy.sympify(s) for s in elements], k)
+    product = sympy.Mul(*[sympy.sympify(_exact(s)) for s in elements])
+    value = (elementary_symmetric_sum([1 / sympy.sympify(_exact(s)) for s in elements], k)
              - elementary_symmetric_sum(elements, len(elements) - k) / product)
     return sympy.cancel(sympy.sympify(value))
 

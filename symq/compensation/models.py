@@ -33,6 +33,7 @@ from typing import Any
 import sympy
 
 from ..errors import ModelError, UnstableModelError
+from ..rates import parse_value
 
 __all__ = ["RoutingModel", "symmetric_jsq", "asymmetric_jsq", "sed", "exact_fraction",
            "transitions", "incoming", "region", "balance_equations", "POLICIES"]
@@ -65,16 +66,10 @@ def exact_fraction(value: Any, what: str) -> Fraction:
     if isinstance(value, sympy.Rational):
         return Fraction(int(value.p), int(value.q))
     if isinstance(value, str):
-        text = value.strip()
-        try:
-            num, slash, den = text.partition("/")
-            result = Fraction(num.strip())
-            if slash:
-                result /= Fraction(den.strip())
-            return result
-        except (ValueError, ZeroDivisionError):
-            raise ModelError(f"{what}: {value!r} is not an exact number; "
-                             f"use a value such as 9/10 or 0.9") from None
+        # the safe rate parser: bounded digits, so "1e999999999" is refused at once
+        number = parse_value(value, what)
+        if number.is_Rational:
+            return Fraction(int(number.p), int(number.q))
     raise ModelError(f"{what}: {value!r} is not an exact number; use a value such as 9/10 or 0.9")
 
 
