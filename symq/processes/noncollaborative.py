@@ -49,6 +49,7 @@ import sympy
 
 from ..errors import ModelError
 from ..exact import ExactField, to_fraction, to_sympy
+from ..expressions import as_expression
 from ..model import Model
 from ..set_functions import (compatible_arrival_rate, idle_order_weights as _idle_order_weights,
                              service_rate, subsets_by_size)
@@ -261,7 +262,8 @@ def routing_table(model: Model, routing: Any) -> tuple[Routing, str]:
                 except (KeyError, TypeError):
                     raise ModelError(f"the routing gives no probabilities for class {c!r} when "
                                      f"the busy servers are {_set_text(busy)}") from None
-            row[c] = {str(s): sympy.sympify(p) for s, p in dict(given).items()}
+            row[c] = {str(s): as_expression(p, f"routing probability of class {c!r}")
+                      for s, p in dict(given).items()}
         table[busy] = row
     return table, "user-given"
 
