@@ -11,9 +11,9 @@ from hypothesis import example, given, strategies as st
 
 from symq.cli import main
 from symq.numeric import decimal_string
-from symq.uninformed import (SignCertificate, busy_probability, check_certificate,
-                             find_sign_certificate, theorem_2_1_certificates,
-                             theorem_2_1_differences, uninformed_queue)
+from symq.certificates import SignCertificate, check_certificate, find_sign_certificate
+from symq.uninformed import (busy_probability, theorem_2_1_certificates, theorem_2_1_differences,
+                             uninformed_queue)
 
 
 def _relation(n):

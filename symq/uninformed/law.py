@@ -1,0 +1,517 @@
+r"""The closed-form stationary law of Cabral's queue and the quantities built on it: the state
+probabilities $p(S, q)$, $p_0$ through the elementary symmetric sums $P(S^{-n},k)$ of the
+reciprocal rates (:mod:`symq.symmetric`), the number in system, the busy probabilities
+$\mathcal P_l$ and $\mathcal P_{l,m}$ of the proof of Theorem 2.1 of [Cab]_ (with a state-by-state
+second route), the work rates $\mu_l\mathcal P_l$, and the mean number and response time.
+
+References
+----------
+.. [Cab] F. B. Cabral, "Queues with heterogeneous servers and uninformed customers: who works the
+   most?" (see ``docs/uninformed.md``).
+.. [Cab05] F. B. Cabral, "The slow server problem for uninformed customers", Queueing Systems 50(4)
+   (2005) 353-370.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Iterable
+
+import sympy
+
+from ..errors import ModelError
+from ..symmetric import elementary_symmetric_sum, elementary_symmetric_sums
+from .queue import State, UninformedQueue, busy_set, uninformed_queue
+
+__all__ = ["state_weight", "normalizing_constant", "empty_probability", "state_probability",
+           "number_probability", "stationary_law", "all_busy_probability", "busy_probability",
+           "busy_probability_by_states", "idle_probability", "busy_idle_probability",
+           "effective_service_rate", "mean_number", "mean_response_time"]
+
+
+def state_weight(queue: UninformedQueue, busy: Iterable[str], queue_length: int = 0) -> sympy.Expr:
+    r"""$p(S, q)/p_0$, the unnormalized stationary probability of busy set $S$ and queue length $q$.
+
+    .. math:: \frac{p(S, q)}{p_0} = \frac{(n-|S|)!}{n!}\,\frac{\lambda^{|S|}}{\prod_{j\in S}\mu_j}
+              \Bigl(\frac{\lambda}{\mu^n}\Bigr)^q
+
+    ([Cab]_ proof of Theorem 2.1; [Cab05]_), with $q > 0$ only when every server is busy.
+
+    Parameters
+    ----------
+    queue : UninformedQueue
+    busy : iterable of server names
+        $S$.
+    queue_length : int
+        $q$.
+
+    Returns
+    -------
+    sympy expression
+
+    Raises
+    ------
+    ModelError
+        A queue with idle servers, a negative queue length, an unknown server.
+
+    Notes
+    -----
+    Running time: $O(n)$ operations.
+
+    Examples
+    --------
+    >>> state_weight(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]), ["1"])
+    1/4
+    """
+    busy = busy_set(queue, busy)
+    n, k = queue.size, len(busy)
+    if queue_length < 0 or (queue_length > 0 and k < n):
+        raise ModelError(f"no state with busy set {sorted(busy)} and queue length {queue_length}: "
+                         "customers wait only when every server is busy")
+    lam = queue.arrival_rate
+    weight = sympy.Rational(math.factorial(n - k), math.factorial(n)) * lam ** k \
+        / sympy.Mul(*[queue.rate(j) for j in busy])
+    return weight * (lam / queue.total_rate) ** queue_length
+
+
+def _inverse_rates(queue: UninformedQueue, without: Iterable[str] = ()) -> list[sympy.Expr]:
+    r"""$S^{-n}$, the reciprocal rates $1/\mu_j$, minus those of the servers ``without``."""
+    skip = set(without)
+    return [1 / queue.rate(j) for j in queue.servers if j not in skip]
+
+
+def _all_busy_weight(queue: UninformedQueue) -> sympy.Expr:
+    r"""$p(\{1..n\}, 0)/p_0 = \frac{\lambda^n}{n!}P(S^{-n}, n)$."""
+    return queue.arrival_rate ** queue.size / math.factorial(queue.size) \
+        * sympy.Mul(*_inverse_rates(queue))
+
+
+def normalizing_constant(queue: UninformedQueue) -> sympy.Expr:
+    r"""$1/p_0$, the normalizing constant of the law ([Cab]_ proof of Theorem 2.1).
+
+    .. math:: \frac{1}{p_0} = \sum_{k=0}^n \frac{(n-k)!}{n!}\lambda^k P(S^{-n},k) +
+              \frac{\lambda^n}{n!}P(S^{-n},n)\frac{\lambda}{\mu^n-\lambda},
+
+    with $P(S^{-n},k)$ the elementary symmetric sums of the reciprocal rates
+    (:mod:`symq.symmetric`).
+
+    Parameters
+    ----------
+    queue : UninformedQueue
+
+    Returns
+    -------
+    sympy expression
+
+    Notes
+    -----
+    Running time: $O(n^2)$ operations for the $n+1$ symmetric sums.
+
+    Examples
+    --------
+    >>> normalizing_constant(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]))
+    17/8
+    """
+    n, lam = queue.size, queue.arrival_rate
+    sums = elementary_symmetric_sums(_inverse_rates(queue))
+    finite = sympy.Add(*[sympy.Rational(math.factorial(n - k), math.factorial(n)) * lam ** k
+                         * sums[k] for k in range(n + 1)])
+    return finite + _all_busy_weight(queue) * lam / queue.gap
+
+
+def empty_probability(queue: UninformedQueue) -> sympy.Expr:
+    r"""$p_0$, the probability that the system is empty (closed form through $P(S^{-n},k)$).
+
+    Parameters
+    ----------
+    queue : UninformedQueue
+
+    Returns
+    -------
+    sympy expression
+
+    Notes
+    -----
+    Running time: that of :func:`normalizing_constant`.
+
+    Examples
+    --------
+    >>> empty_probability(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]))
+    8/17
+    """
+    return 1 / normalizing_constant(queue)
+
+
+def state_probability(queue: UninformedQueue, busy: Iterable[str],
+                      queue_length: int = 0) -> sympy.Expr:
+    r"""$p(S, q)$, the stationary probability of busy set ``busy`` and ``queue_length`` waiting.
+
+    Parameters
+    ----------
+    queue : UninformedQueue
+    busy : iterable of server names
+    queue_length : int
+
+    Returns
+    -------
+    sympy expression
+
+    Raises
+    ------
+    ModelError
+        As :func:`state_weight`.
+
+    Notes
+    -----
+    Running time: $O(n^2)$ operations.
+
+    Examples
+    --------
+    >>> state_probability(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]), ["2"])
+    4/17
+    """
+    return state_weight(queue, busy, queue_length) * empty_probability(queue)
+
+
+def number_probability(queue: UninformedQueue, jobs: int) -> sympy.Expr:
+    r"""$P_k^n$, the probability of $k$ = ``jobs`` customers in the system.
+
+    $\frac{(n-k)!}{n!}\lambda^k P(S^{-n},k)\,p_0$ for $k\le n$, geometric with ratio
+    $\lambda/\mu^n$ beyond ([Cab]_ proof of Theorem 2.1).
+
+    Parameters
+    ----------
+    queue : UninformedQueue
+    jobs : int
+
+    Returns
+    -------
+    sympy expression
+
+    Raises
+    ------
+    ModelError
+        A negative number of customers.
+
+    Notes
+    -----
+    Running time: $O(n^2)$ operations.
+
+    Examples
+    --------
+    >>> number_probability(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]), 1)
+    6/17
+    """
+    n, lam = queue.size, queue.arrival_rate
+    if jobs < 0:
+        raise ModelError(f"the number of customers must be at least 0, not {jobs}")
+    if jobs <= n:
+        weight = sympy.Rational(math.factorial(n - jobs), math.factorial(n)) * lam ** jobs \
+            * elementary_symmetric_sum(_inverse_rates(queue), jobs)
+    else:
+        weight = _all_busy_weight(queue) * (lam / queue.total_rate) ** (jobs - n)
+    return weight * empty_probability(queue)
+
+
+def stationary_law(queue: UninformedQueue, max_queue: int = 0) -> dict[State, sympy.Expr]:
+    r"""The stationary law ``{(busy set, queue length): p}``, queue lengths up to ``max_queue``.
+
+    Parameters
+    ----------
+    queue : UninformedQueue
+    max_queue : int
+        The longest queue listed (the law has infinitely many states).
+
+    Returns
+    -------
+    dict
+        Every busy set with queue length 0, and the full busy set with $1..$ ``max_queue``.
+
+    Notes
+    -----
+    Running time: $2^n + $ ``max_queue`` states, $O(n)$ each.
+
+    Examples
+    --------
+    >>> law = stationary_law(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]))
+    >>> sum(law.values())
+    16/17
+    """
+    p0 = empty_probability(queue)
+    law = {}
+    for k in range(queue.size + 1):
+        for busy in itertools.combinations(queue.servers, k):
+            law[(frozenset(busy), 0)] = state_weight(queue, busy) * p0
+    everyone = frozenset(queue.servers)
+    for q in range(1, max_queue + 1):
+        law[(everyone, q)] = state_weight(queue, everyone, q) * p0
+    return law
+
+
+# ---------------------------------------------------------------------------- who works the most
+def all_busy_probability(queue: UninformedQueue) -> sympy.Expr:
+    r"""$\mathcal P^n$, the probability that every server is busy (queue included).
+
+    $\frac{\lambda^n}{n!\prod_j\mu_j}\frac{\mu^n}{\mu^n-\lambda}\,p_0$ ([Cab]_ proof of
+    Theorem 2.1).
+
+    Parameters
+    ----------
+    queue : UninformedQueue
+
+    Returns
+    -------
+    sympy expression
+
+    Notes
+    -----
+    Running time: $O(n^2)$ operations.
+
+    Examples
+    --------
+    >>> all_busy_probability(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]))
+    3/17
+    """
+    return _all_busy_weight(queue) * queue.total_rate / queue.gap * empty_probability(queue)
+
+
+def busy_probability(queue: UninformedQueue, server: str) -> sympy.Expr:
+    r"""$\mathcal P_l$, the probability that server $l$ is busy ([Cab]_ proof of Theorem 2.1).
+
+    .. math:: \mathcal P_l = \frac{\lambda}{\mu_l}\sum_{k=1}^{n-1}\frac{(n-k)!}{n!}\lambda^{k-1}
+              P(S^{-n}-\{\mu_l^{-1}\},k-1)\,p_0 + \mathcal P^n.
+
+    Parameters
+    ----------
+    queue : UninformedQueue
+    server : str
+
+    Returns
+    -------
+    sympy expression
+
+    Raises
+    ------
+    ModelError
+        An unknown server.
+
+    Notes
+    -----
+    Running time: $O(n^2)$ operations (:func:`busy_probability_by_states` is the second route).
+
+    Examples
+    --------
+    >>> q = uninformed_queue(3, arrival_rate=2, service_rates=[3, 2, 1])
+    >>> [busy_probability(q, j) for j in q.servers]
+    [8/29, 10/29, 14/29]
+    """
+    server = str(server)
+    return _busy_not_all(queue, server, [server]) + all_busy_probability(queue)
+
+
+def _busy_not_all(queue: UninformedQueue, server: str, without: list[str]) -> sympy.Expr:
+    r"""$\frac{\lambda}{\mu_l}\sum_{k=1}^{n-1}\frac{(n-k)!}{n!}\lambda^{k-1}
+    P(S^{-n}-W,k-1)\,p_0$ for $l$ = ``server`` and $W$ the reciprocal rates of ``without``: the
+    probability that $l$ is busy, the servers of ``without`` other than $l$ are idle, and some
+    server is idle ([Cab]_ proof of Theorem 2.1)."""
+    n, lam = queue.size, queue.arrival_rate
+    sums = elementary_symmetric_sums(_inverse_rates(queue, without=without))
+    partial = sympy.Add(*[sympy.Rational(math.factorial(n - k), math.factorial(n))
+                          * lam ** (k - 1) * sums[k - 1] for k in range(1, n)])
+    return lam / queue.rate(server) * partial * empty_probability(queue)
+
+
+def busy_probability_by_states(queue: UninformedQueue, server: str) -> sympy.Expr:
+    r"""$\mathcal P_l$ summed state by state from the law: a second route to
+    :func:`busy_probability`.
+
+    Parameters
+    ----------
+    queue : UninformedQueue
+    server : str
+
+    Returns
+    -------
+    sympy expression
+
+    Raises
+    ------
+    ModelError
+        An unknown server.
+
+    Notes
+    -----
+    Running time: $2^{n-1}$ state weights, $O(n)$ each.
+
+    Examples
+    --------
+    >>> q = uninformed_queue(3, arrival_rate=2, service_rates=[3, 2, 1])
+    >>> busy_probability_by_states(q, "1")
+    8/29
+    """
+    server = str(server)
+    queue.rate(server)
+    others = [j for j in queue.servers if j != server]
+    total = sympy.Integer(0)
+    for k in range(len(others) + 1):
+        for rest in itertools.combinations(others, k):
+            total += state_weight(queue, (server, *rest))
+    tail = _all_busy_weight(queue) * queue.arrival_rate / queue.gap
+    return (total + tail) * empty_probability(queue)
+
+
+def idle_probability(queue: UninformedQueue, server: str) -> sympy.Expr:
+    r"""$1 - \mathcal P_l$, the probability that server $l$ is idle.
+
+    Parameters
+    ----------
+    queue : UninformedQueue
+    server : str
+
+    Returns
+    -------
+    sympy expression
+
+    Raises
+    ------
+    ModelError
+        An unknown server.
+
+    Notes
+    -----
+    Running time: that of :func:`busy_probability`.
+
+    Examples
+    --------
+    >>> idle_probability(uninformed_queue(3, arrival_rate=2, service_rates=[3, 2, 1]), "1")
+    21/29
+    """
+    return 1 - busy_probability(queue, server)
+
+
+def busy_idle_probability(queue: UninformedQueue, busy_server: str, idle_server: str) -> sympy.Expr:
+    r"""$\mathcal P_{l,m}$, the probability that server $l$ is busy and server $m$ idle.
+
+    .. math:: \mathcal P_{l,m} = \frac{\lambda}{\mu_l}\sum_{k=1}^{n-1}\frac{(n-k)!}{n!}
+              \lambda^{k-1} P(S^{-n}-\{\mu_l^{-1},\mu_m^{-1}\},k-1)\,p_0
+
+    ([Cab]_ proof of Theorem 2.1).
+
+    Parameters
+    ----------
+    queue : UninformedQueue
+    busy_server, idle_server : str
+        $l$ and $m$.
+
+    Returns
+    -------
+    sympy expression
+
+    Raises
+    ------
+    ModelError
+        ``busy_server == idle_server`` or an unknown server.
+
+    Notes
+    -----
+    Running time: $O(n^2)$ operations.
+
+    Examples
+    --------
+    >>> busy_idle_probability(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]), "1", "2")
+    2/17
+    """
+    l, m = str(busy_server), str(idle_server)
+    if l == m:
+        raise ModelError(f"server {l!r} cannot be busy and idle at once; give two servers")
+    queue.rate(m)
+    return _busy_not_all(queue, l, [l, m])
+
+
+def effective_service_rate(queue: UninformedQueue, server: str) -> sympy.Expr:
+    r"""$\mu_l\mathcal P_l$, the rate at which server $l$ completes work (they sum to $\lambda$).
+
+    Parameters
+    ----------
+    queue : UninformedQueue
+    server : str
+
+    Returns
+    -------
+    sympy expression
+
+    Raises
+    ------
+    ModelError
+        An unknown server.
+
+    Notes
+    -----
+    Running time: that of :func:`busy_probability`.
+
+    Examples
+    --------
+    >>> q = uninformed_queue(3, arrival_rate=2, service_rates=[3, 2, 1])
+    >>> sum(effective_service_rate(q, j) for j in q.servers)
+    2
+    """
+    return queue.rate(server) * busy_probability(queue, server)
+
+
+def mean_number(queue: UninformedQueue) -> sympy.Expr:
+    r"""$N^n = \sum_k k P_k^n$, the mean number of customers in the system.
+
+    .. math:: N^n = p_0\Bigl[\sum_{k=1}^n k\frac{(n-k)!}{n!}\lambda^kP(S^{-n},k)
+              + \frac{\lambda^n}{n!}P(S^{-n},n)\Bigl(\frac{n\lambda}{\mu^n-\lambda}
+              + \frac{\lambda\mu^n}{(\mu^n-\lambda)^2}\Bigr)\Bigr]
+
+    (from the law of [Cab]_, proof of Theorem 2.1).
+
+    Parameters
+    ----------
+    queue : UninformedQueue
+
+    Returns
+    -------
+    sympy expression
+
+    Notes
+    -----
+    Running time: $O(n^2)$ operations.
+
+    Examples
+    --------
+    >>> mean_number(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]))
+    27/34
+    """
+    n, lam = queue.size, queue.arrival_rate
+    sums = elementary_symmetric_sums(_inverse_rates(queue))
+    finite = sympy.Add(*[k * sympy.Rational(math.factorial(n - k), math.factorial(n)) * lam ** k
+                         * sums[k] for k in range(1, n + 1)])
+    # sum_{q >= 1} (n + q) rho^q with rho = lambda / mu^n
+    tail = n * lam / queue.gap + lam * queue.total_rate / queue.gap ** 2
+    return (finite + _all_busy_weight(queue) * tail) * empty_probability(queue)
+
+
+def mean_response_time(queue: UninformedQueue) -> sympy.Expr:
+    r"""$T^n = N^n/\lambda$, the mean response time (Little's law).
+
+    Parameters
+    ----------
+    queue : UninformedQueue
+
+    Returns
+    -------
+    sympy expression
+
+    Notes
+    -----
+    Running time: that of :func:`mean_number`.
+
+    Examples
+    --------
+    >>> mean_response_time(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]))
+    27/34
+    """
+    return mean_number(queue) / queue.arrival_rate
