@@ -182,10 +182,21 @@ def _digits(text: str) -> int:
     return value
 
 
+def _version() -> str:
+    """The installed version (package metadata), else the one the package declares."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("symq")
+    except PackageNotFoundError:
+        from . import __version__
+        return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser, with the discovered subcommands of :mod:`symq.commands`."""
     parser = CommandParser(prog="symq", description="Exact, symbolic queueing theory "
                                      "for FCFS models with compatibility graphs.")
+    parser.add_argument("--version", action="version", version=f"symq {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
