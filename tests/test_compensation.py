@@ -13,7 +13,7 @@ from symq.compensation.kernel import kernel_polynomials, product_form_kernels
 from symq.compensation.models import balance_equations, incoming, region, RoutingModel
 from symq.compensation.steps import NumericModel
 from symq.compensation.sums import tail_sums
-from symq.compensation.symmetric import symmetric_mean_number, symmetric_probability
+from symq.compensation.jsq_symmetric import symmetric_mean_number, symmetric_probability
 from symq.compensation.tree import build_levels
 from symq.commands.compensation import register
 from symq.errors import ModelError, UnstableModelError

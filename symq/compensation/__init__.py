@@ -16,7 +16,7 @@ Modules, one concept each:
 * :mod:`~symq.compensation.tree`: the tree, with merging and pruning.
 * :mod:`~symq.compensation.sums`: closed-form sums outside the box.
 * :mod:`~symq.compensation.hybrid`: box solve, normalisation, means, truncation-error bound.
-* :mod:`~symq.compensation.symmetric`: the Adan-Wessels-Zijm chain (independent route).
+* :mod:`~symq.compensation.jsq_symmetric`: the Adan-Wessels-Zijm chain (independent route).
 * :mod:`~symq.compensation.pictures`: heat map and levels-needed PNGs (matplotlib optional).
 
 Examples
