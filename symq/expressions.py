@@ -74,9 +74,9 @@ import sympy
 
 from .errors import ModelError
 
-__all__ = ["parse_expression", "parse_formula", "as_expression", "RESERVED_NAMES", "MAX_LENGTH",
-           "MAX_FORMULA_LENGTH", "MAX_DEPTH", "MAX_DIGITS", "MAX_POWER", "MAX_DEGREE",
-           "MAX_SQRT_DIGITS"]
+__all__ = ["parse_expression", "parse_formula", "as_expression", "positive_symbol",
+           "RESERVED_NAMES", "MAX_LENGTH", "MAX_FORMULA_LENGTH", "MAX_DEPTH", "MAX_DIGITS",
+           "MAX_POWER", "MAX_DEGREE", "MAX_SQRT_DIGITS"]
 
 MAX_LENGTH = 1000
 MAX_FORMULA_LENGTH = 100_000
@@ -85,6 +85,10 @@ MAX_DIGITS = 4000
 MAX_POWER = 1000
 MAX_DEGREE = 1000
 MAX_SQRT_DIGITS = 100
+
+#: the transform and time variables of formulas: equal to symq.distributions.THETA and TIME
+_FORMULA_VARIABLES = {"theta": sympy.Symbol("theta", positive=True),
+                      "t": sympy.Symbol("t", nonnegative=True)}
 
 #: names refused as rate names: sympy's printer and parser give them another meaning
 RESERVED_NAMES = frozenset({"I", "E", "S", "N", "O", "Q", "pi", "oo", "zoo", "nan", "inf",
@@ -191,8 +195,8 @@ class _Parser:
     def enter(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise self.fail(f"nested more than {MAX_DEPTH} levels deep (parentheses, signs, calls); "
-                            "simplify the expression", allowed=False)
+            raise self.fail(f"nested more than {MAX_DEPTH} levels deep (parentheses, signs, "
+                            "calls); simplify the expression", allowed=False)
 
     # ----------------------------------------------------------------- checks
     def check_degree(self, degree: int) -> int:
@@ -347,7 +351,6 @@ class _Parser:
                             f"{name}(...)")
         _check_name(name, lambda reason: self.fail(f"{name!r} at position {token.position} "
                                                    f"{reason}"))
-        from .rates import positive_symbol
         return positive_symbol(name), 1
 
     def call(self, token: _Token) -> tuple[sympy.Expr, int]:
@@ -370,6 +373,12 @@ class _Parser:
             raise self.fail(f"{name}(...) at position {token.position} takes {count} argument(s), "
                             f"not {len(arguments)}")
         return build(self, [a for a, _ in arguments]), max(d for _, d in arguments)
+
+
+def positive_symbol(name: str) -> sympy.Symbol:
+    """The positive symbol ``name``: every rate symbol symq creates goes through here (also
+    exported by :mod:`symq.rates`)."""
+    return sympy.Symbol(name, positive=True)
 
 
 def _check_name(name: str, fail: Callable[[str], ModelError]) -> None:
@@ -484,9 +493,8 @@ def parse_formula(text: str, what: str = "formula") -> sympy.Expr:
     >>> parse_formula("1 - exp(-t*(mu - lambda))")
     1 - exp(-t*(-lambda + mu))
     """
-    from .distributions import THETA, TIME
     return parse_expression(text, what, functions=FORMULA_FUNCTIONS,
-                            variables={"theta": THETA, "t": TIME}, max_length=MAX_FORMULA_LENGTH)
+                            variables=_FORMULA_VARIABLES, max_length=MAX_FORMULA_LENGTH)
 
 
 def as_expression(value: object, what: str = "value") -> sympy.Expr:

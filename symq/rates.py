@@ -27,17 +27,12 @@ from typing import Any, Iterable, Mapping
 import sympy
 
 from .errors import ModelError
-from .expressions import parse_expression
+from .expressions import parse_expression, positive_symbol
 
 __all__ = ["parse_rate", "parse_value", "positive_symbol", "check_rate", "exact_string",
            "value_names", "check_names"]
 
 _NOT_NUMBERS = {"nan", "inf", "infinity", "oo", "zoo"}
-
-
-def positive_symbol(name: str) -> sympy.Symbol:
-    """The positive symbol ``name``: every rate symbol symq creates goes through here."""
-    return sympy.Symbol(name, positive=True)
 
 
 def _parse_text(text: str, what: str) -> sympy.Expr:
