@@ -23,7 +23,7 @@ import sympy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from symq.symmetric import elementary_symmetric_sum  # noqa: E402
+from symq.elementary_symmetric import elementary_symmetric_sum  # noqa: E402
 from _verdict import claim  # noqa: E402
 from symq.uninformed import (all_busy_probability, balance_failures,  # noqa: E402
                              busy_idle_probability, busy_probability_by_states, empty_probability,

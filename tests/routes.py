@@ -1,8 +1,8 @@
 """Second routes shared by several test files (not a test module).
 
-* :func:`general_collaborative_values` forces the general subset DP of the collaborative model,
-  bypassing the structured shortcuts (nested closed form, redundancy symmetry), so that a test
-  compares a shortcut with an algorithm that shares none of its code.
+* :func:`general_collaborative_values` forces the general subset DP of the collaborative model
+  (``method="subset-dp"``), bypassing the structured shortcuts (nested closed form, redundancy
+  symmetry), so that a test compares a shortcut with an algorithm that shares none of its code.
 * :func:`ctmc_means` solves the truncated chain of the verbal model (symq.ctmc) and returns
   P(empty), P(server idle) and per-class mean numbers, with the truncation bound of
   :func:`truncation_bounds`.
@@ -17,13 +17,12 @@ from symq import normalization as nz
 
 
 def general_collaborative_values(model):
-    """``{"empty", "idle", "L"}`` of the collaborative model by the general subset DP (sympy)."""
-    graph = nz._Graph(model)
-    values = nz._collaborative_values(graph, True)
-    expr = graph.arith.expr
-    return {"empty": sympy.factor(expr(values["empty"])),
-            "idle": {s: sympy.factor(expr(v)) for s, v in values["idle"].items()},
-            "L": {c: sympy.factor(expr(v)) for c, v in values["L"].items()}}
+    """``{"empty", "idle", "L"}`` of the collaborative model by the general subset DP, forced
+    with ``method="subset-dp"`` (the automatic choice would take the nested tree or the
+    redundancy symmetry)."""
+    return {"empty": nz.empty_probability(model, method="subset-dp"),
+            "idle": nz.server_idle_probability(model, method="subset-dp")["per_server"],
+            "L": nz.mean_number(model, method="subset-dp")["per_class"]}
 
 
 def truncation_bounds(model, max_jobs):

@@ -1,12 +1,20 @@
-"""The quantities of INTERFACE.md through the command line, for every discipline."""
+"""The quantities of the command line, for every discipline: format and exact values (against
+routes the CLI does not take), published values, methods, response-time laws."""
 
+import functools
+import itertools
 import json
+from fractions import Fraction
 
 import pytest
 import sympy
 
 import symq
+from symq import normalization as nz
+from symq.aggregated import busy_order_probability
 from symq.cli import main
+from symq.normalization import collaborative_empty_probability, server_removal_mean_number
+from symq.processes import ALISProcess
 from symq.quantities import derive, handler_for
 
 from routes import general_collaborative_values
@@ -73,6 +81,113 @@ def test_evaluate_every_quantity(capsys, tmp_path, name, quantity, discipline):
         assert sympy.sympify(leaf["exact"]).is_Rational
         digits = leaf["value"].replace("-", "").replace(".", "").lstrip("0")
         assert len(digits.split("e")[0]) == 50
+    # the values, against a route the CLI does not take (see reference_values)
+    expected = reference_values(name, discipline)[quantity]
+    assert _exact_leaves(data["result"]) == _flatten(expected)
+    for leaf in leaves:
+        assert abs(Fraction(leaf["value"]) - Fraction(leaf["exact"])) \
+            <= abs(Fraction(leaf["exact"])) * Fraction(1, 10 ** 49)
+
+
+def _exact_leaves(node, path=()):
+    if "exact" in node:
+        return {path: Fraction(node["exact"])}
+    out = {}
+    for key, part in node.items():
+        out.update(_exact_leaves(part, path + (key,)))
+    return out
+
+
+def _flatten(node, path=()):
+    if not isinstance(node, dict):
+        return {path: Fraction(int(sympy.Rational(node).p), int(sympy.Rational(node).q))}
+    out = {}
+    for key, part in node.items():
+        out.update(_flatten(part, path + (key,)))
+    return out
+
+
+def _model(name):
+    if name == "toml":
+        return symq.loads(TOML)
+    return symq.model(name).substitute(SETTINGS[name])
+
+
+R = sympy.Rational
+# Exact values for ALIS and RAIS (canonical routing) on the N, W and triangle settings above,
+# obtained outside symq (see tests/REFERENCES.md): P(empty) and the per-class mean response times.
+PUBLISHED = {
+    "n": {"empty": R(21, 71), "T": {"1": R(108, 71), "2": R(78, 71)}},
+    "w": {"empty": R(663, 1216), "T": {"1": R(44807, 33592), "2": R(92285, 55328),
+                                       "3": R(23819, 19760)}},
+    "toml": {"empty": R(1000824, 4404029),
+             "T": {"a": R(225448587, 171127984), "b": R(1388487357, 775109104),
+                   "c": R(118142415, 85563992)}},
+}
+
+
+def _reduced(model, server):
+    """The system |- server: the classes server ``server`` cannot serve, on their own servers."""
+    kept = {c: s for c, s in model.compatibility.items() if server not in s}
+    if not kept:
+        return None
+    servers = sorted({j for s in kept.values() for j in s})
+    return symq.Model(compatibility=kept, arrival_rates={c: model.arrival_rates[c] for c in kept},
+                      service_rates={j: model.service_rates[j] for j in servers})
+
+
+def _means(model, per_class_l):
+    lam = model.arrival_rates
+    total = sum(per_class_l.values())
+    return ({"total": total, "per_class": dict(per_class_l)},
+            {"total": total / model.arrival_rate(),
+             "per_class": {c: per_class_l[c] / lam[c] for c in model.classes}})
+
+
+@functools.lru_cache(maxsize=None)
+def reference_values(name, discipline):
+    """The five quantities by routes the CLI does not take for this model and discipline.
+
+    * collaborative: the server-removal recursions, Prop 6.2 for P(empty) and corrected Prop 6.3
+      for the means (the CLI uses the subset DP or the nested tree or the redundancy symmetry),
+      and P(k idle) = pi(empty) / pi_{|-k}(empty), the recursion on the reduced system;
+    * ALIS and RAIS: P(empty) and P(k idle) from the ordered busy vectors (Thm 5.1, each
+      P(b) / P(empty) = Phi(B) prod_j 1/r(B_j), normalized by their own sum), G_ALIS = W(M) /
+      P(empty) with W(M) the sum of the ALIS product form over the idle orders (Thm 3.9,
+      symq.processes); the means from PUBLISHED, or for redundancy:4:2 (whose CLI route is the
+      symmetry recursion) from the general subset DP.
+    """
+    model = _model(name)
+    if discipline == "collaborative":
+        empty = collaborative_empty_probability(model)
+        idle = {}
+        for k in model.servers:
+            reduced = _reduced(model, k)
+            idle[k] = empty / (collaborative_empty_probability(reduced) if reduced else 1)
+        number, time = _means(model, server_removal_mean_number(model))
+        return {"empty-probability": empty, "normalizing-constant": 1 / empty,
+                "server-idle-probability": {"per_server": idle},
+                "mean-number": number, "mean-response-time": time}
+    ratios = busy_order_probability(model)
+    empty_term = ratios[()]
+    total = sum(ratios.values()) / empty_term
+    empty = 1 / total
+    idle = {k: sum(p for b, p in ratios.items() if k not in b) / empty_term / total
+            for k in model.servers}
+    process = ALISProcess(model)
+    idle_orders = sum(process.product_form(((), order))
+                      for order in itertools.permutations(model.servers))
+    constant = idle_orders / empty if discipline == "alis" else 1 / empty
+    if name in PUBLISHED:
+        assert PUBLISHED[name]["empty"] == empty
+        mean_l = {c: t * model.arrival_rates[c] for c, t in PUBLISHED[name]["T"].items()}
+    else:
+        mean_l = nz.mean_number(model, discipline, method="subset-dp")["per_class"]
+        assert nz.empty_probability(model, discipline, method="subset-dp") == empty
+    number, time = _means(model, mean_l)
+    return {"empty-probability": empty, "normalizing-constant": constant,
+            "server-idle-probability": {"per_server": idle},
+            "mean-number": number, "mean-response-time": time}
 
 
 def test_published_value_through_the_cli(capsys):
