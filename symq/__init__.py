@@ -15,7 +15,7 @@ True
 Modules, one concept each: :mod:`symq.model`, :mod:`symq.catalog` (built-ins and TOML),
 :mod:`symq.stability`, :mod:`symq.nested`, :mod:`symq.normalization`, :mod:`symq.aggregated`,
 :mod:`symq.distributions`, :mod:`symq.processes` and :mod:`symq.balance` (product forms and their
-proofs), :mod:`symq.ctmc` (the independent numerical route), :mod:`symq.symmetric` and
+proofs), :mod:`symq.ctmc` (the independent numerical route), :mod:`symq.elementary_symmetric` and
 :mod:`symq.uninformed` (Cabral), :mod:`symq.supermarket`, :mod:`symq.compensation`,
 :mod:`symq.graphs` and :mod:`symq.sweep`, :mod:`symq.report` and :mod:`symq.latex`,
 :mod:`symq.numeric` and :mod:`symq.quantities`. See the README and ``docs/`` for the tour.

@@ -1,6 +1,6 @@
 r"""The closed-form stationary law of Cabral's queue and the quantities built on it: the state
 probabilities $p(S, q)$, $p_0$ through the elementary symmetric sums $P(S^{-n},k)$ of the
-reciprocal rates (:mod:`symq.symmetric`), the number in system, the busy probabilities
+reciprocal rates (:mod:`symq.elementary_symmetric`), the number in system, the busy probabilities
 $\mathcal P_l$ and $\mathcal P_{l,m}$ of the proof of Theorem 2.1 of [Cab]_ (with a state-by-state
 second route), the work rates $\mu_l\mathcal P_l$, and the mean number and response time.
 
@@ -21,7 +21,7 @@ from typing import Iterable
 import sympy
 
 from ..errors import ModelError
-from ..symmetric import elementary_symmetric_sum, elementary_symmetric_sums
+from ..elementary_symmetric import elementary_symmetric_sum, elementary_symmetric_sums
 from .queue import State, UninformedQueue, busy_set, uninformed_queue
 
 __all__ = ["state_weight", "normalizing_constant", "empty_probability", "state_probability",
@@ -94,7 +94,7 @@ def normalizing_constant(queue: UninformedQueue) -> sympy.Expr:
               \frac{\lambda^n}{n!}P(S^{-n},n)\frac{\lambda}{\mu^n-\lambda},
 
     with $P(S^{-n},k)$ the elementary symmetric sums of the reciprocal rates
-    (:mod:`symq.symmetric`).
+    (:mod:`symq.elementary_symmetric`).
 
     Parameters
     ----------
