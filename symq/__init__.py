@@ -13,7 +13,9 @@ Evaluated(exact=21/65, value='0.323076923076923076923076923077')
 True
 
 Modules, one concept each: :mod:`symq.model`, :mod:`symq.catalog` (built-ins and TOML),
-:mod:`symq.stability`, :mod:`symq.nested`, :mod:`symq.normalization`, :mod:`symq.aggregated`,
+:mod:`symq.exact` (exact rationals and rational-function fields), :mod:`symq.set_functions`,
+:mod:`symq.stability`, :mod:`symq.nested`, :mod:`symq.normalization` (subset DPs behind one
+entry point), :mod:`symq.aggregated`,
 :mod:`symq.distributions`, :mod:`symq.processes` and :mod:`symq.balance` (product forms and their
 proofs), :mod:`symq.ctmc` (the independent numerical route), :mod:`symq.elementary_symmetric` and
 :mod:`symq.uninformed` (Cabral), :mod:`symq.supermarket`, :mod:`symq.compensation`,
