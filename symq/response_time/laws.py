@@ -1,0 +1,90 @@
+r"""The per-class laws of a model by name of discipline: one entry point over the two routes.
+
+:func:`response_time_law` and :func:`waiting_time_law` return a
+:class:`~symq.response_time.law.RationalLaw` for numeric models; :func:`lst` gives the
+transform as a sympy rational function for symbolic ones.
+
+Examples
+--------
+>>> from symq import model
+>>> from symq.response_time.laws import lst
+>>> print(lst(model("n"), "2", "collaborative", "response"))
+(-lambda_1 - lambda_2 + mu_1 + mu_2)/(-lambda_1 - lambda_2 + mu_1 + mu_2 + theta)
+
+Running time: that of the DPs of :mod:`~symq.response_time.noncollaborative` and
+:mod:`~symq.response_time.collaborative`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy
+
+from ..errors import ModelError
+from ..model import Model
+from . import collaborative, noncollaborative
+from .law import RationalLaw, from_field_element
+from .setfunctions import SetFunctions
+
+__all__ = ["DISCIPLINES", "response_time_law", "waiting_time_law", "server_law", "lst",
+           "field_lst"]
+
+DISCIPLINES = ("collaborative", "alis", "rais")
+KINDS = ("response", "waiting")
+
+
+@lru_cache(maxsize=64)
+def _sets(model: Model) -> SetFunctions:
+    if model.is_numeric:
+        from ..stability import stability_report
+        report = stability_report(model)
+        if not report.stable:
+            raise ModelError(f"the rates are unstable: classes {set(report.classes)} bring "
+                             f"{report.load} to servers {set(report.servers)} of capacity "
+                             f"{report.capacity}; lower the arrival rates")
+    return SetFunctions(model)
+
+
+def field_lst(model: Model, job_class: str, discipline: str, kind: str):
+    """The LST of the ``kind`` (``response`` or ``waiting``) time as a field element."""
+    if discipline not in DISCIPLINES:
+        raise ModelError(f"unknown discipline {discipline!r}; available: {', '.join(DISCIPLINES)}")
+    if kind not in KINDS:
+        raise ModelError(f"unknown kind {kind!r}; use response or waiting")
+    sets = _sets(model)
+    route = collaborative if discipline == "collaborative" else noncollaborative
+    function = route.response_lst if kind == "response" else route.waiting_lst
+    return function(sets, job_class)
+
+
+def lst(model: Model, job_class: str, discipline: str = "collaborative",
+        kind: str = "response") -> sympy.Expr:
+    """The LST as a factored sympy rational function of ``theta`` (and of the rate symbols)."""
+    return sympy.factor(field_lst(model, job_class, discipline, kind).as_expr())
+
+
+def response_time_law(model: Model, job_class: str, discipline: str = "collaborative") -> RationalLaw:
+    """The response-time law of ``job_class`` (numeric rates)."""
+    return _law(model, job_class, discipline, "response")
+
+
+def waiting_time_law(model: Model, job_class: str, discipline: str = "collaborative") -> RationalLaw:
+    """The waiting-time law of ``job_class`` (numeric rates): the time before its service starts
+    (collaborative: before it first holds a server)."""
+    return _law(model, job_class, discipline, "waiting")
+
+
+@lru_cache(maxsize=256)
+def _law(model: Model, job_class: str, discipline: str, kind: str) -> RationalLaw:
+    if not model.is_numeric:
+        names = ", ".join(sorted(s.name for s in model.symbols))
+        raise ModelError(f"a numeric law needs a value for every symbol; set {names} with --set")
+    return from_field_element(field_lst(model, job_class, discipline, kind))
+
+
+def server_law(model: Model, job_class: str, discipline: str = "alis") -> dict[str, sympy.Expr]:
+    """The law of the server that serves a tagged ``job_class`` job (ALIS, canonical RAIS)."""
+    if discipline not in ("alis", "rais"):
+        raise ModelError("the server law is for the noncollaborative disciplines alis and rais")
+    return noncollaborative.server_law(_sets(model), job_class)

@@ -1,0 +1,193 @@
+r"""The tagged job under noncollaborative FCFS (ALIS and RAIS): waiting time, server, response time.
+
+A tagged class-$i$ job that finds a server of $S_i$ idle starts at once, on the longest-idle
+one under ALIS, or on the server the routing picks under RAIS (symq's canonical routing draws the
+idle order from its stationary conditional law and picks its first server of $S_i$, so both
+disciplines give the same laws). Otherwise it waits behind the jobs ahead, which evolve on their
+own: a server of $S_i$ never goes idle and never takes a later job while the tagged job waits, and
+a later job never takes a server from a job ahead (FCFS). So later arrivals do not change the
+wait or the server (tests check this on the verbal chain of :mod:`symq.ctmc`).
+
+**Waiting time** ([GR20]_ Thm 5.4, corrected as a mixture): with $P(\vec b)=\pi(\emptyset)\Phi(B)
+\prod_j1/r(B_j)$ (Thm 5.1),
+
+$$E e^{-\theta W_i}=\frac{\sum_B\Phi(B)D^\theta_i(B)}{\sum_B\Phi(B)D(B)},\qquad
+D^\theta_i(B)=\frac{\sum_{s\in B}D^\theta_i(B\setminus s)}{r(B)+\theta[S_i\subseteq B]}.$$
+
+**Waiting time and server jointly** (new here). Class-$i$ jobs start service in arrival order,
+so the class-$i$ jobs waiting when the tagged job starts at server $s$ are the class-$i$ arrivals
+during its wait, $K\mid(W_i,s)\sim\mathrm{Poisson}(\lambda_iW_i)$. By counting the events "the
+first class-$i$ job of the queue starts at $s$" (rate $\mu_s$ in the states where the first
+waiting job compatible with $s$ is of class $i$), with the number of other waiting class-$i$ jobs
+marked by $z$,
+
+$$E[z^K;\,s,\,W_i>0]=\frac1{\lambda_i}\sum_{\vec z}\pi(\vec z)\,\mu_s\,
+\mathbf 1\{\text{first job compatible with }s\text{ is of class }i\}\,z^{N^Q_i(\vec z)-1}.$$
+
+Put $\theta=\lambda_i(1-z)$; both sides are analytic in $\theta$, so for all $\theta$
+
+$$E[e^{-\theta W_i};\,s,\,W_i>0]=\frac{\mu_s}{\lambda_iG}\sum_X\Phi(X)\,A^{(2)}_s(X),$$
+
+where, over the busy vector $\vec b$ read as a path of prefix sets (Thm 5.1/Thm 3.10: the waiting
+jobs between $b_j$ and $b_{j+1}$ are i.i.d. with law $\propto\lambda_c$ on $R(B_j)$),
+
+* $A^{(0)}_s(X)=D(X)$ for $s\notin X$ (segments before $s$ is busy);
+* $A^{(1)}_s(X)=\bigl(\sum_{t\in X\setminus s}A^{(1)}_s(X\setminus t)+D(X\setminus s)\bigr)/
+  (\mu(X)-\lambda_R(X\setminus s))$ for $s\in X$ (segments after $s$ whose jobs all avoid $s$);
+* $A^{(2)}_s(X)=\bigl(\sum_{t\in X}A^{(2)}_s(X\setminus t)+[S_i\subseteq X]\,\lambda_i
+  A^{(1)}_s(X)\bigr)/(r(X)+\theta)$ (the segment holding the tagged job's predecessor-free start,
+  and the segments after it).
+
+Each segment sums a geometric series: $\sum_n(\lambda_R(Y)/\mu(X))^n/\mu(X)=1/(\mu(X)-\lambda_R(Y))$.
+
+**Immediate start**: $P(W_i=0,\,s)=\sum_{B:\,S_i\not\subseteq B}P(\text{busy set}=B)\,
+p_i(s\mid B)$, with $p_i(s\mid B)$ the probability that $s$ is the first server of $S_i$ in the
+idle order $\omega$ of $I=\mathcal M\setminus B$, drawn with weight $\prod_j1/L(\omega_1..
+\omega_j)$ (Thm 3.9's conditional law; the corrected Thm 5.2 and Cor 5.3):
+
+$$p_i(s\mid B)=\frac1{\widetilde W(I)}\sum_{P\subseteq I\setminus S_i}\widetilde W(P)\,
+\frac{U_I(P\cup s)}{L(P\cup s)},\qquad U_I(I)=1,\ U_I(A)=\sum_{t\in I\setminus A}
+\frac{U_I(A\cup t)}{L(A\cup t)}.$$
+
+**Response time**: the service at $s$ is $\mathrm{Exp}(\mu_s)$, independent of the past, so
+
+$$E e^{-\theta T_i}=\sum_{s\in S_i}\bigl(P(W_i=0,s)+E[e^{-\theta W_i};s,W_i>0]\bigr)
+\frac{\mu_s}{\mu_s+\theta},$$
+
+exact with heterogeneous rates; its poles are $-r(X)$ ($X\supseteq S_i$) and $-\mu_s$, so the
+law is a finite mixture of phase-type laws with an exact CDF.
+
+Examples
+--------
+>>> from symq import model
+>>> from symq.response_time.noncollaborative import server_law
+>>> w = model("w").substitute({"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4",
+...                            "mu_1": "1", "mu_2": "4/5"})
+>>> {s: str(p) for s, p in server_law(w, "3").items()}
+{'1': '187/380', '2': '193/380'}
+
+Running time: $O(2^M(M+J))$ field operations per class and server for the wait, plus
+$O(3^M)$ for the immediate start.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy
+
+from ..model import Model
+from .setfunctions import SetFunctions, _bits
+
+__all__ = ["waiting_lst", "joint_waiting_lst", "immediate_start", "response_lst",
+           "server_law", "routing_probability"]
+
+
+def _sets(model_or_sets) -> SetFunctions:
+    return model_or_sets if isinstance(model_or_sets, SetFunctions) else SetFunctions(model_or_sets)
+
+
+def waiting_lst(model: Model | SetFunctions, job_class: str):
+    r"""$E e^{-\theta W_i}$ (Thm 5.4 corrected, one DP); a field element in $\theta$."""
+    sets = _sets(model)
+    need = sets.need[sets.class_index(job_class)]
+    table = [sets.one] + [sets.zero] * sets.full
+    for busy in range(1, sets.full + 1):
+        total = sum((table[busy & ~(1 << m)] for m in _bits(busy)), sets.zero)
+        rate = sets.r(busy) + (sets.theta if need & ~busy == 0 else 0)
+        table[busy] = total / rate
+    top = sum((sets.busy_weight(b) * table[b] for b in range(sets.full + 1)), sets.zero)
+    return top / sets.noncollaborative_constant
+
+
+def joint_waiting_lst(model: Model | SetFunctions, job_class: str, server: str):
+    r"""$E[e^{-\theta W_i};\,\text{server}=s,\,W_i>0]$ by the three-phase DP of the module text."""
+    sets = _sets(model)
+    i = sets.class_index(job_class)
+    need, lam = sets.need[i], sets.lam[i]
+    s = sets.index[server]
+    bit = 1 << s
+    if not need & bit:
+        return sets.zero
+    d = sets.order_weight
+    phase1 = [sets.zero] * (sets.full + 1)
+    phase2 = [sets.zero] * (sets.full + 1)
+    for x in range(1, sets.full + 1):
+        if not x & bit:
+            continue
+        total = d[x & ~bit] + sum((phase1[x & ~(1 << m)] for m in _bits(x) if m != s), sets.zero)
+        phase1[x] = total / (sets.mu_of(x) - sets.required(x & ~bit))
+    for x in range(1, sets.full + 1):
+        if need & ~x:
+            continue
+        total = sum((phase2[x & ~(1 << m)] for m in _bits(x)), sets.zero) + lam * phase1[x]
+        phase2[x] = total / (sets.r(x) + sets.theta)
+    top = sum((sets.busy_weight(x) * phase2[x] for x in range(sets.full + 1) if phase2[x]),
+              sets.zero)
+    return sets.mu[s] * top / (lam * sets.noncollaborative_constant)
+
+
+def routing_probability(sets: SetFunctions, job_class: str, idle: int) -> dict[int, Any]:
+    r"""$p_i(s\mid B)$ for the idle set $I$ (bitmask): the probability that $s$ is the first server
+    of $S_i$ in the stationary idle order (ALIS; symq's canonical RAIS routing)."""
+    need = sets.need[job_class]
+    weight = sets.idle_weight
+    completion: dict[int, Any] = {idle: sets.one}
+    sub = idle
+    subsets = []
+    while True:  # all subsets of idle, in decreasing order
+        subsets.append(sub)
+        if sub == 0:
+            break
+        sub = (sub - 1) & idle
+    for a in subsets[1:]:
+        completion[a] = sum((completion[a | (1 << t)] / sets.arrivals(a | (1 << t))
+                             for t in _bits(idle & ~a)), sets.zero)
+    out: dict[int, Any] = {}
+    for s in _bits(idle & need):
+        total = sets.zero
+        for p in subsets:
+            if p & need:
+                continue
+            q = p | (1 << s)
+            total += weight[p] * completion[q] / sets.arrivals(q)
+        out[s] = total / weight[idle]
+    return out
+
+
+def immediate_start(model: Model | SetFunctions, job_class: str) -> dict[str, Any]:
+    r"""$P(W_i=0,\ \text{server}=s)$ for each $s\in S_i$ (field elements, free of $\theta$)."""
+    sets = _sets(model)
+    i = sets.class_index(job_class)
+    need = sets.need[i]
+    out = {sets.servers[s]: sets.zero for s in _bits(need)}
+    for busy in range(sets.full + 1):
+        if need & ~busy == 0:
+            continue
+        weight = sets.busy_set_probability(busy)
+        for s, p in routing_probability(sets, i, sets.full & ~busy).items():
+            out[sets.servers[s]] += weight * p
+    return out
+
+
+def response_lst(model: Model | SetFunctions, job_class: str):
+    r"""$E e^{-\theta T_i}$: wait and server jointly, then $\mathrm{Exp}(\mu_s)$ at that server."""
+    sets = _sets(model)
+    start = immediate_start(sets, job_class)
+    total = sets.zero
+    for server, p in start.items():
+        mu = sets.mu[sets.index[server]]
+        total += (p + joint_waiting_lst(sets, job_class, server)) * mu / (mu + sets.theta)
+    return total
+
+
+def server_law(model: Model | SetFunctions, job_class: str) -> dict[str, sympy.Expr]:
+    r"""$P(\text{the tagged class-}i\text{ job is served by }s)$ for $s\in S_i$ (sympy values)."""
+    sets = _sets(model)
+    start = immediate_start(sets, job_class)
+    out = {}
+    for server, p in start.items():
+        joint = joint_waiting_lst(sets, job_class, server)
+        value = (p + joint).as_expr().subs(sets.theta.as_expr(), 0)
+        out[server] = sympy.factor(value)
+    return out

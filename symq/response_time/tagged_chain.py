@@ -1,0 +1,290 @@
+r"""The independent route: a tagged job on the truncated verbal chain of :mod:`symq.ctmc`.
+
+Nothing here uses a product form or a formula of :mod:`symq.response_time`. The stationary law
+seen on arrival is that of the truncated chain (arrivals blocked beyond ``max_jobs`` jobs, solved
+by GTH in :mod:`symq.ctmc`); a tagged class-$i$ job joins it following the verbal rules of
+[GR20]_ section 2, and the chain of the jobs in the system then runs **without further
+arrivals** until the tagged job starts service (``kind="waiting"``) or leaves
+(``kind="response"``). :func:`absorption_transform` can also keep arrivals running, to check that
+they never change the tagged job's law.
+
+**Truncation bound.** The truncated law is the stationary law conditioned on at most ``max_jobs``
+jobs (the truncation property, [GR20]_ Cor 3.7), so $\pi_N(\emptyset)=\pi(\emptyset)/P(N\le
+N_{\max})$ and the exact $\pi(\emptyset)$ of :mod:`symq.normalization` gives the omitted mass
+$\varepsilon=P(N>N_{\max})=1-\pi(\emptyset)/\pi_N(\emptyset)$. For any start-dependent quantity
+$f\in[0,1]$ (here $P_x(T>t)$), $|\sum_x(\pi_N(x)-\pi(x))f(x)|\le\varepsilon$, since
+$\pi_N-\pi$ has positive part $\pi\,1_{N\le N_{\max}}(1/P(N\le N_{\max})-1)$ of mass
+$\varepsilon$ and negative part of mass $\varepsilon$. :func:`tagged_survival` returns the value
+and $\varepsilon$ (plus the float error of ``expm_multiply``, below $10^{-10}$).
+
+Examples
+--------
+>>> from fractions import Fraction
+>>> from symq import model
+>>> from symq.response_time.tagged_chain import tagged_survival
+>>> mm1 = model("uninformed:1").substitute({"lambda": "1/2", "mu_1": "1"})
+>>> value, bound = tagged_survival(mm1, "alis", "1", Fraction(1), "response", max_jobs=12)
+>>> abs(value - 0.6065306597) < bound + 1e-9, bound < 1e-3
+(True, True)
+
+Running time: the truncated chain's GTH solve, then one sparse matrix exponential action on the
+tagged states.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Callable, Iterable
+
+from ..ctmc import truncated_stationary
+from ..errors import ModelError
+from ..model import Model
+
+__all__ = ["tagged_start", "ahead_transitions", "tagged_survival", "absorption_transform",
+           "DONE"]
+
+DONE = "done"
+TAG = "*"
+
+
+def _rates(model: Model):
+    lam = {c: Fraction(str(r)) for c, r in model.arrival_rates.items()}
+    mu = {s: Fraction(str(r)) for s, r in model.service_rates.items()}
+    return lam, mu
+
+
+def _assignment(model: Model, discipline: str):
+    if discipline == "rais":
+        from ..aggregated import canonical_assignment
+        return lambda m, c, idle: {s: Fraction(str(p)) for s, p in
+                                   canonical_assignment(m, c, frozenset(idle)).items()}
+    return None
+
+
+def tagged_start(model: Model, discipline: str, state: Any, job_class: str,
+                 assignment: Callable | None = None) -> list[tuple[Any, Fraction]]:
+    """The states (with probabilities) right after a tagged ``job_class`` job joins ``state`` of
+    the :mod:`symq.ctmc` chain. Collaborative entries are ``(class, tag)``; noncollaborative
+    ones ``("q", class, tag)`` or ``("b", server, class, tag)``; the idle servers are kept."""
+    need = model.compatibility[job_class]
+    if discipline == "collaborative":
+        return [(tuple((c, "") for c in state) + ((job_class, TAG),), Fraction(1))]
+    jobs, idle = state
+    jobs = tuple(job + ("",) for job in jobs)
+    free = [s for s in (idle if discipline == "alis" else model.servers) if s in idle and s in need]
+    if not free:
+        return [((jobs + (("q", job_class, TAG),), idle), Fraction(1))]
+    if discipline == "alis":
+        s = free[0]
+        return [((jobs + (("b", s, job_class, TAG),), tuple(x for x in idle if x != s)),
+                 Fraction(1))]
+    choice = (assignment or _assignment(model, discipline))(model, job_class, frozenset(idle))
+    return [((jobs + (("b", s, job_class, TAG),), frozenset(idle) - {s}), Fraction(p))
+            for s, p in choice.items() if p]
+
+
+def _done(kind: str, state: Any, discipline: str) -> bool:
+    if discipline == "collaborative":
+        return False
+    jobs = state[0]
+    if kind == "waiting":
+        return not any(job[-1] == TAG and job[0] == "q" for job in jobs)
+    return not any(job[-1] == TAG for job in jobs)
+
+
+def ahead_transitions(model: Model, discipline: str, kind: str, arrivals: bool = False,
+                      max_jobs: int = 0, assignment: Callable | None = None):
+    """``state -> [(next, rate)]`` of the system with a tagged job, ``DONE`` once it starts
+    service (``waiting``) or leaves (``response``); with ``arrivals`` later jobs keep arriving
+    (blocked beyond ``max_jobs`` jobs)."""
+    lam, mu = _rates(model)
+    compat = model.compatibility
+    assign = assignment or _assignment(model, discipline)
+
+    def collaborative(state):
+        used: set[str] = set()
+        out = []
+        for p, (c, tag) in enumerate(state):
+            fresh = set(compat[c]) - used
+            if fresh:
+                rest = state[:p] + state[p + 1:]
+                if tag == TAG or (kind == "waiting" and
+                                  _is_done_at_start(rest, "collaborative", kind, model)):
+                    rest = DONE
+                out.append((rest, sum(mu[s] for s in fresh)))
+                used |= fresh
+        if arrivals and len(state) < max_jobs:
+            out += [(state + ((c, ""),), lam[c]) for c in model.classes]
+        return out
+
+    def noncollaborative(state):
+        jobs, idle = state
+        out = []
+        for p, job in enumerate(jobs):
+            if job[0] != "b":
+                continue
+            server = job[1]
+            rest = jobs[:p] + jobs[p + 1:]
+            if job[-1] == TAG:  # kind == "response": the tagged job leaves
+                out.append((DONE, mu[server]))
+                continue
+            for k, other in enumerate(rest):
+                if other[0] == "q" and server in compat[other[1]]:
+                    if other[-1] == TAG and kind == "waiting":
+                        out.append((DONE, mu[server]))
+                    else:
+                        new = rest[:k] + (("b", server, other[1], other[-1]),) + rest[k + 1:]
+                        out.append(((new, idle), mu[server]))
+                    break
+            else:
+                new_idle = idle + (server,) if isinstance(idle, tuple) else idle | {server}
+                out.append(((rest, new_idle), mu[server]))
+        if arrivals and len(jobs) < max_jobs:
+            for c in model.classes:
+                free = [s for s in (idle if isinstance(idle, tuple) else model.servers)
+                        if s in idle and s in compat[c]]
+                if not free:
+                    out.append(((jobs + (("q", c, ""),), idle), lam[c]))
+                elif isinstance(idle, tuple):
+                    s = free[0]
+                    out.append(((jobs + (("b", s, c, ""),), tuple(x for x in idle if x != s)),
+                                lam[c]))
+                else:
+                    for s, p in assign(model, c, frozenset(idle)).items():
+                        if p:
+                            out.append(((jobs + (("b", s, c, ""),), idle - {s}), lam[c] * p))
+        return out
+
+    return collaborative if discipline == "collaborative" else noncollaborative
+
+
+def _is_done_at_start(state, discipline, kind, model) -> bool:
+    if discipline == "collaborative":
+        if kind != "waiting":
+            return False
+        used: set[str] = set()
+        for c, tag in state:
+            fresh = set(model.compatibility[c]) - used
+            if tag == TAG:
+                return bool(fresh)
+            used |= fresh
+        return False
+    return _done(kind, state, discipline)
+
+
+def _explore(starts: Iterable[Any], transitions) -> tuple[dict, list[dict]]:
+    index: dict[Any, int] = {}
+    rows: list[dict] = []
+    stack = list(starts)
+    for s in stack:
+        if s not in index:
+            index[s] = len(rows)
+            rows.append({})
+    k = 0
+    order = list(index)
+    while k < len(order):
+        state = order[k]
+        row = rows[index[state]]
+        for target, rate in transitions(state):
+            if target == state:
+                continue
+            if target != DONE and target not in index:
+                index[target] = len(rows)
+                rows.append({})
+                order.append(target)
+            key = DONE if target == DONE else index[target]
+            row[key] = row.get(key, 0) + rate
+        k += 1
+    return index, rows
+
+
+def tagged_survival(model: Model, discipline: str, job_class: str, time: Fraction, kind: str,
+                    max_jobs: int) -> tuple[float, float]:
+    r"""$P(T>t)$ (``kind="response"``) or $P(W>t)$ (``"waiting"``) of a tagged ``job_class`` job
+    on the truncated chain, and the truncation bound $\varepsilon$ of the module text.
+
+    Raises
+    ------
+    ModelError
+        Symbolic rates, or a chain too large for ``max_jobs``.
+    """
+    import numpy
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.linalg import expm_multiply
+
+    from ..normalization import empty_probability
+    if not model.is_numeric:
+        raise ModelError("the truncated chain needs numeric rates")
+    assignment = _assignment(model, discipline)
+    kwargs = {"assignment": assignment} if assignment else {}
+    law = truncated_stationary(model, discipline, max_jobs, exact=False, **kwargs)
+    empty_state = [p for state, p in law.items() if not (state if discipline == "collaborative"
+                                                        else state[0])]
+    exact_empty = float(Fraction(str(empty_probability(model, discipline))))
+    epsilon = max(0.0, 1 - exact_empty / sum(empty_state))
+    starts: dict[Any, float] = {}
+    done_mass = 0.0
+    for state, p in law.items():
+        for start, q in tagged_start(model, discipline, state, job_class, assignment):
+            if _is_done_at_start(start, discipline, kind, model):
+                done_mass += p * float(q)
+            else:
+                starts[start] = starts.get(start, 0.0) + p * float(q)
+    transitions = ahead_transitions(model, discipline, kind, assignment=assignment)
+    index, rows = _explore(starts, transitions)
+    n = len(rows)
+    r, c, v = [], [], []
+    for i, row in enumerate(rows):
+        out = 0.0
+        for j, rate in row.items():
+            rate = float(rate)
+            out += rate
+            if j != DONE:
+                r.append(j)
+                c.append(i)
+                v.append(rate)
+        r.append(i)
+        c.append(i)
+        v.append(-out)
+    generator_t = csr_matrix((v, (r, c)), shape=(n, n))
+    p0 = numpy.zeros(n)
+    for state, p in starts.items():
+        p0[index[state]] += p
+    if float(time) == 0:
+        return float(p0.sum()), epsilon
+    vector = expm_multiply(generator_t * float(time), p0)
+    return float(vector.sum()), epsilon + 1e-10
+
+
+def absorption_transform(model: Model, discipline: str, kind: str, start: Any, theta: Fraction,
+                         arrivals: bool, max_jobs: int = 0) -> Fraction:
+    r"""$E_x e^{-\theta T}$ exactly (Fractions) from the tagged state ``start``, with or without
+    later arrivals (capped at ``max_jobs`` jobs in the system)."""
+    transitions = ahead_transitions(model, discipline, kind, arrivals=arrivals, max_jobs=max_jobs)
+    if _is_done_at_start(start, discipline, kind, model):
+        return Fraction(1)
+    index, rows = _explore([start], transitions)
+    n = len(rows)
+    if n > 600:
+        raise ModelError("the tagged chain is too large for the exact solve; lower max_jobs")
+    theta = Fraction(theta)
+    # (theta + q(x)) u(x) - sum_y q(x, y) u(y) = q(x, done)
+    matrix = [[Fraction(0)] * (n + 1) for _ in range(n)]
+    for i, row in enumerate(rows):
+        total = sum((Fraction(x) for x in row.values()), Fraction(0))
+        matrix[i][i] += theta + total
+        for j, rate in row.items():
+            if j == DONE:
+                matrix[i][n] += Fraction(rate)
+            else:
+                matrix[i][j] -= Fraction(rate)
+    for col in range(n):  # Gauss-Jordan, exact
+        pivot = next(r for r in range(col, n) if matrix[r][col] != 0)
+        matrix[col], matrix[pivot] = matrix[pivot], matrix[col]
+        lead = matrix[col][col]
+        matrix[col] = [x / lead for x in matrix[col]]
+        for r in range(n):
+            if r != col and matrix[r][col] != 0:
+                f = matrix[r][col]
+                matrix[r] = [a - f * b for a, b in zip(matrix[r], matrix[col])]
+    return matrix[index[start]][n]
