@@ -14,6 +14,8 @@ import sympy
 import symq
 from symq import aggregated as ag
 from symq import normalization as nz
+from symq.normalization.rais import rais_values
+from symq.normalization.subsets import SubsetGraph
 from symq.ctmc import truncated_stationary
 from symq.distributions import THETA
 
@@ -168,8 +170,8 @@ def test_thm_5_4_corrected_waiting_time(make, job_class, lst, atom):
     assert sympy.cancel(law.lst(THETA) - lst) == 0
     assert sympy.cancel(ag.waiting_time_lst(model, job_class) - lst) == 0
     assert law.atom() == atom
-    graph = nz._Graph(model)
-    queue = nz._rais_values(graph, True)["LQ"][job_class]
+    graph = SubsetGraph(model)
+    queue = rais_values(graph, True)["LQ"][job_class]
     assert law.mean() == graph.arith.expr(queue) / model.arrival_rates[job_class]
 
 
