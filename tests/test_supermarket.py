@@ -380,15 +380,18 @@ def test_cli_bad_input_exit_2(extra, match, capsys):
 
 # ----------------------------------------------------------------------------- documentation
 def test_docs_page_and_module_examples_run():
-    """docs/supermarket.md and the docstrings of symq.supermarket are doctests."""
+    """docs/supermarket.md and the docstrings of the symq.supermarket modules are doctests."""
     import doctest
+    import importlib
     from pathlib import Path
 
     import symq.supermarket
 
     page = Path(__file__).resolve().parents[1] / "docs" / "supermarket.md"
     assert doctest.testfile(str(page), module_relative=False).failed == 0
-    assert doctest.testmod(symq.supermarket).failed == 0
+    for name in ("", ".policy", ".clusters", ".maxflow", ".decomposition", ".signs", ".simulation"):
+        module = importlib.import_module("symq.supermarket" + name)
+        assert doctest.testmod(module).failed == 0, module.__name__
 
 
 def test_docs_console_example_is_current(tmp_path, capsys):
