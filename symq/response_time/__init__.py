@@ -27,7 +27,7 @@ Examples
 ...                            "mu_1": "1", "mu_2": "2"})
 >>> law = response_time_law(w, "3", "alis")
 >>> law.survival_value(Fraction(1), 12)
-'0.370280716003'
+'0.261708765234'
 """
 
 from .laws import response_time_law, waiting_time_law, server_law

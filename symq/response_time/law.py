@@ -25,7 +25,7 @@ Examples
 >>> from symq.response_time.law import RationalLaw
 >>> mm1 = RationalLaw(flint.fmpq_poly([1]), flint.fmpq_poly([1, 2]))   # 1/(1+2 theta): Exp(1/2)
 >>> str(mm1.mean()), mm1.survival_value(Fraction(1), 10)
-(2, '0.6065306597')
+('2', '0.6065306597')
 >>> print(mm1.survival_expr(Fraction(1)))
 exp(-1/2)
 

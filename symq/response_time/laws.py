@@ -9,7 +9,7 @@ Examples
 >>> from symq import model
 >>> from symq.response_time.laws import lst
 >>> print(lst(model("n"), "2", "collaborative", "response"))
-(-lambda_1 - lambda_2 + mu_1 + mu_2)/(-lambda_1 - lambda_2 + mu_1 + mu_2 + theta)
+(lambda_1 + lambda_2 - mu_1 - mu_2)/(lambda_1 + lambda_2 - mu_1 - mu_2 - theta)
 
 Running time: that of the DPs of :mod:`~symq.response_time.noncollaborative` and
 :mod:`~symq.response_time.collaborative`.
