@@ -20,6 +20,7 @@ from fractions import Fraction
 import sympy
 
 from ..errors import ModelError
+from ..exact import to_fraction
 from ..graphs import CompatibilityGraph
 from ..model import Model
 
@@ -89,7 +90,7 @@ def parse_rates(text: str) -> RateSpec:
 
 
 def exact_rate(value: sympy.Expr) -> Fraction:
-    """An exact rational rate as a :class:`~fractions.Fraction`.
+    """An exact rational rate as a :class:`~fractions.Fraction` (:func:`symq.exact.to_fraction`).
 
     Parameters
     ----------
@@ -111,10 +112,7 @@ def exact_rate(value: sympy.Expr) -> Fraction:
     >>> exact_rate(sympy.Rational(3, 4))
     Fraction(3, 4)
     """
-    if not value.is_Rational:
-        raise ModelError(f"rate {value} is not an exact number; this check needs numeric rates "
-                         "(--rates random:N)")
-    return Fraction(int(value.p), int(value.q))
+    return to_fraction(value, "rate", "; this check needs numeric rates (--rates random:N)")
 
 
 def utilization(model: Model) -> Fraction:
