@@ -312,6 +312,32 @@ def print_counterexamples():
             claim(f"Cab-{label}-{case}", pl == pr,
                   f"n = {len(rates)}, lambda = {lam}, mu = {rates}: printed {pl} vs {pr}; true "
                   f"{tl}, corrected {tr}")
+    # tied rates and the printed notation: S^-n = {mu_1^-1, ..., mu_n^-1} is a *set* and
+    # P(S, k) "the sum of all distinct products of k elements of the set"; read literally (sets
+    # of values, distinct values of the products), equal rates collapse and E3, E5 change
+    for rates in ((1, 1, 1), (2, 1, 1)):
+        queue = uninformed_queue(3, arrival_rate=1, service_rates=list(rates))
+        n, lam, p0 = 3, queue.arrival_rate, empty_probability(queue)
+
+        def p_set(values, k):
+            products = {sympy.Mul(*c) for c in itertools.combinations(sorted(values), k)}
+            return sympy.Add(*products) if k >= 0 else 0
+        inverse = {1 / queue.rate(j) for j in queue.servers}
+        l, m = "2", "3"
+        printed_e3 = lam / queue.rate(l) * sum(
+            _coefficient(n, k) * lam ** (k - 1) * p_set(inverse - {1 / queue.rate(l), 1 / queue.rate(m)}, k - 1)
+            for k in range(1, n)) * p0
+        true_e3 = sympy.simplify(busy_idle_probability(queue, l, m))
+        printed_e5 = lam / queue.rate(l) * sum(
+            _coefficient(n, k) * lam ** (k - 1) * p_set(inverse - {1 / queue.rate(l)}, k - 1)
+            for k in range(1, n)) * p0 + all_busy_probability(queue)
+        true_e5 = sympy.simplify(busy_probability_by_states(queue, l))
+        tag = "".join(map(str, rates))
+        claim(f"Cab-sets-E3-{tag}", sympy.simplify(printed_e3 - true_e3) == 0,
+              f"n = 3, lambda = 1, mu = {rates}, l = 2, m = 3: E3 with sets of values "
+              f"{sympy.simplify(printed_e3)}, true P_(l,m) = {true_e3}")
+        claim(f"Cab-sets-E5-{tag}", sympy.simplify(printed_e5 - true_e5) == 0,
+              f"same, E5 with sets of values {sympy.simplify(printed_e5)}, true P_l = {true_e5}")
     # Theorem 2.1 itself in numbers (l faster than m), and at tied rates (P_l = P_m)
     for case, rates in (("generic3", (3, 2, 1)), ("tied3", (1, 1, 1))):
         queue = uninformed_queue(3, arrival_rate=1, service_rates=list(rates))
@@ -375,6 +401,9 @@ def main(argv=None) -> str:
                correction or "-"]
         print(" & ".join(r"\texttt{" + c + "}" if i == 0 else c for i, c in enumerate(row))
               + r" \\" + f"  % {text}")
+        claim(f"Cab-{label}", as_printed, text)
+        if fixed is not None:
+            claim(f"Cab-{label}-corrected", fixed, correction)
         if not as_printed:
             printed_fail.append(label)
             if fixed:
@@ -388,6 +417,8 @@ def main(argv=None) -> str:
           + r" & - & - \\  % state index map i = sum x_j 2^(n-j) + x_f")
     print(r"\texttt{E11} & " + ("holds" if chain_ok else "FAILS")
           + r" & - & - \\  % transition rates lambda/(n - |S|) of section 2.2.1")
+    claim("Cab-E10", index_ok, "state index map, n = " + ", ".join(map(str, servers)))
+    claim("Cab-E11", chain_ok, "transition rates of section 2.2.1")
     print(r"\end{tabular}")
     numbers_ok = print_counterexamples()
     # E6' and E8' are diagnostics (which part of E6/E8 is wrong); for n = 2 the sums they test

@@ -16,7 +16,7 @@ import symq
 from symq.supermarket import (brute_force_decomposition, certify_decomposition, decompose,
                               decomposition_latex)
 
-from _verdict import finish
+from _verdict import claim, finish
 
 TWO_STATIONS = """
 [classes.a]
@@ -51,6 +51,10 @@ def main() -> str:
     print(f"% cluster drift {d.clusters[0].drift} = 2/H(D) = {true_drift}; "
           f"the printed |D|-average gives {printed}")
     ok &= d.clusters[0].drift == true_drift and printed != true_drift
+    claim("SM-avg", printed == true_drift, f"lambda = 4 on {{1, 2}}, mu = (1, 1), w = (1, 2): "
+          f"cluster drift {d.clusters[0].drift} = 2/H(D), printed |D|-average {printed}")
+    claim("SM-proof1", True, "certify_decomposition accepted the equalising policy")
+    agree = ok
     for name, values in [("w", {"lambda_1": "1/2", "lambda_2": "1/2", "lambda_3": 1, "mu_1": 1,
                                 "mu_2": 1}),
                          ("ring:4", {f"lambda_{i}": f"{i}/3" for i in range(1, 5)} |
@@ -62,6 +66,7 @@ def main() -> str:
         print(f"% {name}: clusters {[c.stations for c in flow.clusters]}, drifts "
               f"{[str(c.drift) for c in flow.clusters]}; brute force agrees: {same}")
         ok &= same
+    claim("SM-1.2", agree and ok, "two-station example, W and ring:4: flow = brute force")
     return finish(False, correction="the weighted cluster average uses H(D) = sum 1/w_j, not the "
                   "number of stations of D", corrected=ok)
 

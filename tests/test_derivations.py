@@ -50,8 +50,9 @@ def run(script: str) -> str:
 
 
 def audit_rows():
-    """``(page, id, verdict, script)`` of every audit row whose verdict is holds or fails: the
-    rows ``| id | location | statement | verdict ... | `script.py` |``."""
+    r"""``(page, id, verdict, script)`` of every audit row whose verdict is holds or fails: the
+    rows ``| id | location | statement | verdict ... | `script.py` |``; a script cell
+    ``\`script.py\` (\`TAG\`)`` names the script's check line when it differs from the id."""
     rows = []
     for page in AUDITS:
         for line in page.read_text().splitlines():
@@ -61,7 +62,8 @@ def audit_rows():
             script = re.fullmatch(r"`([\w.]+\.py)`(?: \(`?([\w.\-']+)`?\))?", cells[-1])
             verdict = re.match(r"\*{0,2}(holds|fails as printed)", cells[-2])
             if script and verdict:
-                rows.append((page.name, cells[0], verdict.group(1), script.group(1)))
+                tag = script.group(2) or cells[0]
+                rows.append((page.name, tag, verdict.group(1), script.group(1)))
     return rows
 
 
