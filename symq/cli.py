@@ -134,7 +134,9 @@ def _shape(result: Any, leaf) -> Any:
 def _run_derive(args: argparse.Namespace) -> int:
     _, model, values = model_with_values(args)
     _, method = handler_for(model, args.quantity, args.discipline)
-    result = derive(model, args.quantity, args.discipline)
+    from .progress import busy
+    with busy(f"derive {args.quantity}"):  # on a terminal: 'working, 0:05 elapsed'
+        result = derive(model, args.quantity, args.discipline)
     if args.format == "json":
         emit_json({"model": _label(args, model), "quantity": args.quantity,
                    "discipline": args.discipline, "method": method, "parameters": values,

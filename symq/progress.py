@@ -26,7 +26,7 @@ from __future__ import annotations
 import sys
 from typing import Callable, TextIO
 
-__all__ = ["ProgressBar", "progress_bar", "callback", "enabled_on", "BAR_FORMAT"]
+__all__ = ["ProgressBar", "progress_bar", "callback", "busy", "enabled_on", "BAR_FORMAT"]
 
 #: percentage, bar, count, elapsed and remaining time, rate
 BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]"
@@ -151,7 +151,58 @@ def callback(description: str, *, enabled: bool | None = None, quiet: bool = Fal
                                              unit=unit)
         bar.set(done, total)
         if total and done >= total:
-            bar.close()
-            state.pop("bar")
+            close()
 
+    def close() -> None:
+        bar = state.pop("bar", None)
+        if bar is not None:
+            bar.close()
+
+    progress.close = close  # type: ignore[attr-defined]
     return progress
+
+
+class busy:
+    """Show ``description: working, <elapsed>`` on a terminal while a step of unknown length runs.
+
+    For work that reports no progress (one symbolic derivation): no percentage can be given, so
+    the display says only that the command is working and for how long; it appears after
+    ``delay`` seconds and is removed at the end.
+
+    Examples
+    --------
+    >>> with busy("derive", enabled=False):
+    ...     pass
+    """
+
+    def __init__(self, description: str, *, enabled: bool | None = None, quiet: bool = False,
+                 stream: TextIO | None = None, delay: float = 1.0) -> None:
+        self.stream = sys.stderr if stream is None else stream
+        self.enabled = (not quiet) and (enabled_on(self.stream) if enabled is None else enabled)
+        self.description, self.delay = description, delay
+        self._stop = None
+        self._thread = None
+
+    def __enter__(self) -> "busy":
+        if not self.enabled:
+            return self
+        import threading
+        from tqdm import tqdm
+
+        self._stop = threading.Event()
+        bar = tqdm(total=None, desc=self.description, file=self.stream, delay=self.delay,
+                   leave=False, bar_format="{desc}: working, {elapsed} elapsed")
+
+        def tick() -> None:
+            while not self._stop.wait(0.5):
+                bar.refresh()
+            bar.close()
+
+        self._thread = threading.Thread(target=tick, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import sympy
 
@@ -214,7 +214,8 @@ def _verification_section(model: Model, disciplines: tuple[str, ...], max_jobs: 
 
 def build_report(model: Model, discipline: str | None = None,
                  values: Mapping[str, str] | None = None, digits: int = 30,
-                 verify_jobs: int = 3) -> list[Section]:
+                 verify_jobs: int = 3,
+                 progress: Callable[[int, int], None] | None = None) -> list[Section]:
     """The sections of the derivation document of ``model``.
 
     Parameters
@@ -222,6 +223,8 @@ def build_report(model: Model, discipline: str | None = None,
     discipline : one of ``collaborative``, ``alis``, ``rais``; all three by default.
     values : exact values for the symbols; :func:`example_values` by default.
     verify_jobs : truncation of the balance check (0 skips it).
+    progress : called as ``progress(done, total)`` after each quantity and the balance check
+        (see :mod:`symq.progress`).
     """
     disciplines = (discipline,) if discipline else DISCIPLINES
     values = dict(values) if values else example_values(model)
@@ -232,12 +235,17 @@ def build_report(model: Model, discipline: str | None = None,
                 _product_form_section(disciplines)]
     shown = ", ".join(f"${sympy.latex(sympy.Symbol(k))} = {sympy.latex(sympy.Rational(v))}$"
                       for k, v in values.items())
+    steps = len(disciplines) * len(QUANTITIES) + bool(verify_jobs)
+    step = 0
     for d in disciplines:
         section = Section(f"Performance: {d}")
         if values:
             section.text(f"Values at {shown}." + (" Formulas are shown for symbolic rates."
                                                   if symbolic else ""))
         for quantity in QUANTITIES:
+            step += 1
+            if progress is not None:
+                progress(step - 1, steps)
             if quantity == "response-time" and not is_nested(model):
                 continue
             formula = symbolic and quantity == "empty-probability" and \
@@ -246,6 +254,8 @@ def build_report(model: Model, discipline: str | None = None,
         sections.append(section)
     if verify_jobs:
         sections.append(_verification_section(model, disciplines, verify_jobs))
+    if progress is not None:
+        progress(steps, steps)
     references = Section("References")
     references.text("[GR20] K. Gardner and R. Righter, Product forms for FCFS queueing models with "
                     "arbitrary server-job compatibilities: an overview, Queueing Systems 96 (2020) "

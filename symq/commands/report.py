@@ -25,14 +25,18 @@ def register(subparsers) -> None:
     p.add_argument("--format", choices=("text", "latex", "json"), default="latex",
                    help="latex (default), text (Markdown) or json")
     p.add_argument("--json", dest="format", action="store_const", const="json")
+    p.add_argument("--quiet", action="store_true", help="no progress bar on the terminal")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     values = parse_settings(args.settings) or None
+    from ..progress import callback
+    progress = callback("report", quiet=args.quiet, unit="step")
     sections = build_report(model, discipline=args.discipline, values=values, digits=args.digits,
-                            verify_jobs=args.verify_jobs)
+                            verify_jobs=args.verify_jobs, progress=progress)
+    progress.close()
     label = model.name or args.model
     if args.format == "json":
         emit_json({"model": label, "sections": [

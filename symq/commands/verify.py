@@ -24,6 +24,7 @@ from sympy import latex
 from ..balance import VERIFY_DISCIPLINES, verify
 from ..catalog import model as load_model
 from ..errors import ModelError
+from ..progress import callback
 
 __all__ = ["register", "run"]
 
@@ -69,22 +70,6 @@ def register(subparsers) -> None:
     p.set_defaults(handler=run)
 
 
-def _progress_line(quiet: bool):
-    """A progress line on stderr for long checks, only on a terminal and without --quiet."""
-    import sys
-    import time
-
-    if quiet or not sys.stderr.isatty():
-        return None
-    start = time.perf_counter()
-
-    def show(done: int, total: int) -> None:
-        if time.perf_counter() - start > 2:
-            sys.stderr.write(f"\rverify: {done}/{total} states checked")
-            sys.stderr.flush()
-    return show
-
-
 def run(args: argparse.Namespace) -> int:
     from .common import emit_json, parse_settings
 
@@ -95,12 +80,10 @@ def run(args: argparse.Namespace) -> int:
     options = {"server_buffer": _count("server-buffer")(args.server_buffer)}
     if args.routing:
         options["routing"] = args.routing
-    progress = _progress_line(args.quiet)
+    progress = callback("verify", quiet=args.quiet, unit="state")
     report = verify(model, discipline=args.discipline, max_jobs=max_jobs,
                     partial=False if args.global_only else None, progress=progress, **options)
-    if progress is not None:
-        import sys
-        sys.stderr.write("\r\033[K")
+    progress.close()
     report.model = base.name or str(args.model)
     report.discipline = args.discipline
     if args.format == "json":

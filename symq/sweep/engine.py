@@ -266,33 +266,41 @@ def _open_for_append(path: Path) -> TextIO:
 
 # ---------------------------------------------------------------------------- progress
 class _Progress:
-    def __init__(self, label: str, total: int, done: int, found: int, stream: TextIO | None):
+    """The sweep's progress: a :mod:`symq.progress` bar on a terminal (percentage, time left,
+    counterexamples and errors so far), one summary line at the end on any stream, and the
+    ``progress(done, total)`` callback of the caller, if one was given."""
+
+    def __init__(self, label: str, total: int, done: int, found: int, stream: TextIO | None,
+                 callback: Callable[[int, int], None] | None = None):
         self.label, self.total, self.done, self.found, self.errors = label, total, done, found, 0
         self.stream = stream
-        self.tty = bool(stream and hasattr(stream, "isatty") and stream.isatty())
-        self.last = 0.0
+        self.callback = callback
+        self.bar = None
+        if stream is not None:
+            from ..progress import ProgressBar
+            bar = ProgressBar(total, label, stream=stream, unit="graph")
+            if bar.enabled:
+                self.bar = bar
+                bar.set(done)
 
     def update(self, record: dict[str, Any] | None = None, final: bool = False) -> None:
         if record is not None:
             self.done += 1
             self.found += record["status"] == "fail"
             self.errors += record["status"] == "error"
-        if self.stream is None:
+            if self.callback is not None:
+                self.callback(self.done, self.total)
+            if self.bar is not None:
+                if self.bar._bar is not None:
+                    self.bar._bar.set_postfix_str(f"{self.found} counterexamples, "
+                                                  f"{self.errors} errors", refresh=False)
+                self.bar.set(self.done)
+        if not final or self.stream is None:
             return
-        now = time.monotonic()
-        shown = (self.done, self.found, self.errors)
-        if final and shown == getattr(self, "shown", None) and not self.tty:
-            return
-        if not (final or self.tty or now - self.last >= 2 or self.done == self.total):
-            return
-        self.last, self.shown = now, shown
-        width = 24
-        filled = width * self.done // max(self.total, 1)
-        bar = "#" * filled + "-" * (width - filled)
-        text = (f"{self.label} [{bar}] {self.done}/{self.total} graphs, "
-                f"{self.found} counterexamples, {self.errors} errors")
-        end = "\n" if final or not self.tty else ""
-        self.stream.write(("\r" if self.tty else "") + text + end)
+        if self.bar is not None:
+            self.bar.close()
+        self.stream.write(f"{self.label}: {self.done}/{self.total} graphs, {self.found} "
+                          f"counterexamples, {self.errors} errors\n")
         self.stream.flush()
 
 
@@ -364,7 +372,8 @@ def _same_sweep(record: Mapping[str, Any], task: GraphTask, path: Path) -> None:
 def sweep(check: str, max_classes: int, max_servers: int, filters: Iterable[str] = (),
           rates: str | None = None, seed: int = 0, options: Mapping[str, Any] | None = None,
           executor: cf.Executor | None = None, output: str | Path | None = None,
-          progress: bool | TextIO = True, graphs: Sequence[CompatibilityGraph] | None = None,
+          progress: bool | TextIO | Callable[[int, int], None] = True,
+          graphs: Sequence[CompatibilityGraph] | None = None,
           on_record: Callable[[dict[str, Any]], None] | None = None) -> SweepSummary:
     """Run ``check`` on every graph with at most ``max_classes`` classes and ``max_servers``
     servers (optionally filtered), through ``executor``.
@@ -382,7 +391,8 @@ def sweep(check: str, max_classes: int, max_servers: int, filters: Iterable[str]
     options : check options (``max_jobs``, ``disciplines``)
     executor : any :class:`concurrent.futures.Executor`; default: a process pool on all cores
     output : JSON-lines file; graphs already in it are skipped (resume), new ones appended
-    progress : False, True (stderr) or a stream for the progress line
+    progress : False, True (stderr), a stream, or a ``progress(done, total)`` callback: a bar on
+        a terminal (:mod:`symq.progress`) and one summary line at the end
     graphs : an explicit list of graphs instead of the enumeration
     on_record : called with each new record as it arrives (in the calling process)
 
@@ -436,9 +446,11 @@ def sweep(check: str, max_classes: int, max_servers: int, filters: Iterable[str]
             done[record["graph"]] = record
     pending = [t for t in tasks if t.graph not in done]
     summary = SweepSummary(check, str(spec), len(tasks), resumed=len(done))
-    stream = (sys.stderr if progress is True else progress) if progress else None
+    callback = progress if callable(progress) else None
+    stream = None if callback else ((sys.stderr if progress is True else progress) if progress
+                                    else None)
     bar = _Progress(f"sweep {check}", len(tasks), len(done),
-                    sum(r["status"] == "fail" for r in done.values()), stream)
+                    sum(r["status"] == "fail" for r in done.values()), stream, callback)
     new_records: dict[str, dict[str, Any]] = {}
     handle = _open_for_append(path) if path else None
     owned = executor is None
