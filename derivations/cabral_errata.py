@@ -22,6 +22,7 @@ from pathlib import Path
 import sympy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # _verdict
 
 from symq.elementary_symmetric import elementary_symmetric_sum  # noqa: E402
 from _verdict import claim  # noqa: E402

@@ -41,6 +41,7 @@ import sympy
 from sympy.polys.fields import field
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # _verdict
 
 from symq.uninformed import (balance_failures, check_certificate,  # noqa: E402
                              rais_aggregated_weight, rais_product_form_weight,
