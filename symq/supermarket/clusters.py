@@ -6,8 +6,8 @@ LaTeX table of the clusters (:func:`decomposition_latex`).
 
 References
 ----------
-.. [SM] "Dynamics of the supermarket model": heterogeneous stations, neighbourhoods $S_i$,
-   join-the-least-weighted-queue (see ``docs/supermarket.md``).
+.. [SM] "Dynamics of the supermarket model", the stability theorem ($V_1 < 0$); heterogeneous stations,
+   neighbourhoods $S_i$, join-the-least-weighted-queue (see ``docs/supermarket.md``).
 """
 
 from __future__ import annotations
@@ -149,6 +149,7 @@ def decomposition_latex(decomposition: Decomposition) -> str:
     Returns
     -------
     str
+        One row per cluster.
 
     Examples
     --------

@@ -9,8 +9,8 @@ $H(D)=\sum_{j\in D}1/w_j$, and $C_k$ is the largest maximiser (docs/supermarket.
 
 References
 ----------
-.. [SM] "Dynamics of the supermarket model": heterogeneous stations, neighbourhoods $S_i$,
-   join-the-least-weighted-queue (see ``docs/supermarket.md``).
+.. [SM] "Dynamics of the supermarket model", eq. 1.2 and the decomposition theorem; heterogeneous stations,
+   neighbourhoods $S_i$, join-the-least-weighted-queue (see ``docs/supermarket.md``).
 """
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ def certify_decomposition(decomposition: Decomposition) -> None:
 
     Notes
     -----
-    Running time: linear in the size of the model.
+    Running time: $O(N + M + \sum_i |S_i|)$ exact comparisons.
 
     Examples
     --------

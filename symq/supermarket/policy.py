@@ -7,8 +7,8 @@ positive station weights $w_j$ (:func:`parse_weights`) weigh the drifts.
 
 References
 ----------
-.. [SM] "Dynamics of the supermarket model": heterogeneous stations, neighbourhoods $S_i$,
-   join-the-least-weighted-queue (see ``docs/supermarket.md``).
+.. [SM] "Dynamics of the supermarket model", eq. 1.1, the drift rates; heterogeneous stations,
+   neighbourhoods $S_i$, join-the-least-weighted-queue (see ``docs/supermarket.md``).
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ def check_policy(model: Model, policy: Mapping[str, Mapping[str, Any]]) -> dict[
 
     Notes
     -----
-    Running time: linear in the size of the policy.
+    Running time: linear in the number of classes and stations.
 
     Examples
     --------
@@ -156,12 +156,12 @@ def drift_rates(model: Model, policy: Mapping[str, Mapping[str, Any]]) -> dict[s
 
     Notes
     -----
-    Running time: linear in the size of the policy.
+    Running time: one pass over the validated policy.
 
     Examples
     --------
-    >>> from symq import model
-    >>> v = drift_rates(model("n"), {"1": {"1": 1}, "2": {"1": "1/2", "2": "1/2"}})
+    >>> import symq
+    >>> v = drift_rates(symq.model("n"), {"1": {"1": 1}, "2": {"1": "1/2", "2": "1/2"}})
     >>> v["1"]
     lambda_1 + lambda_2/2 - mu_1
 

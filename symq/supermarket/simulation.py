@@ -7,8 +7,8 @@ decomposition with.
 
 References
 ----------
-.. [SM] "Dynamics of the supermarket model": heterogeneous stations, neighbourhoods $S_i$,
-   join-the-least-weighted-queue (see ``docs/supermarket.md``).
+.. [SM] "Dynamics of the supermarket model", the main result on $w_j\xi_j(t)/t$; heterogeneous stations,
+   neighbourhoods $S_i$, join-the-least-weighted-queue (see ``docs/supermarket.md``).
 """
 
 from __future__ import annotations
@@ -87,6 +87,7 @@ def cluster_tolerance(decomposition: Decomposition, cluster: Cluster, horizon: f
     Returns
     -------
     float
+        The allowed $|\bar Z_k - V_k|$.
 
     Examples
     --------

@@ -57,7 +57,7 @@ def stability_check(model: Model, options: Mapping[str, Any]) -> Verdict:
     Raises
     ------
     ModelError
-        Symbolic rates.
+        Symbolic rates (the utilization needs numbers).
 
     Notes
     -----
@@ -171,7 +171,7 @@ def empty_vs_ctmc_check(model: Model, options: Mapping[str, Any]) -> Verdict:
     Raises
     ------
     ModelError
-        Symbolic rates.
+        Symbolic rates (the chain is solved in floating point).
 
     Notes
     -----

@@ -100,6 +100,7 @@ def exact_rate(value: sympy.Expr) -> Fraction:
     Returns
     -------
     Fraction
+        The same number.
 
     Raises
     ------
@@ -130,6 +131,7 @@ def utilization(model: Model) -> Fraction:
     Returns
     -------
     Fraction
+        $\rho$; the model is stable iff $\rho < 1$.
 
     Raises
     ------
@@ -174,7 +176,7 @@ def with_arrival_scale(model: Model, factor: Fraction) -> Model:
     Raises
     ------
     ModelError
-        An arrival rate that is not an exact number.
+        ``model`` has a symbolic arrival rate.
 
     Examples
     --------

@@ -190,6 +190,7 @@ def rais_product_form_weight(queue: UninformedQueue, busy_order: Sequence[str],
     Returns
     -------
     sympy expression
+        $\pi(\vec z)/\pi(\emptyset)$.
 
     Raises
     ------
@@ -202,8 +203,9 @@ def rais_product_form_weight(queue: UninformedQueue, busy_order: Sequence[str],
 
     Examples
     --------
-    >>> rais_product_form_weight(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]), ["1"])
-    1/4
+    >>> q = uninformed_queue(2, arrival_rate=1, service_rates=[2, 1])
+    >>> rais_product_form_weight(q, ["1"]), rais_product_form_weight(q, ["2", "1"])
+    (1/4, 1/6)
     """
     n, lam = queue.size, queue.arrival_rate
     order = [str(b) for b in busy_order]
@@ -239,6 +241,7 @@ def rais_aggregated_weight(queue: UninformedQueue, busy: Iterable[str],
     Returns
     -------
     sympy expression
+        The sum over the orders, equal to :func:`~symq.uninformed.law.state_weight`.
 
     Raises
     ------

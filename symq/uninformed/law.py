@@ -41,6 +41,7 @@ def state_weight(queue: UninformedQueue, busy: Iterable[str], queue_length: int 
     Parameters
     ----------
     queue : UninformedQueue
+        The queue; symbolic or numeric rates.
     busy : iterable of server names
         $S$.
     queue_length : int
@@ -49,6 +50,7 @@ def state_weight(queue: UninformedQueue, busy: Iterable[str], queue_length: int 
     Returns
     -------
     sympy expression
+        $p(S, q)/p_0$, exact (symbolic for symbolic rates).
 
     Raises
     ------
@@ -57,7 +59,7 @@ def state_weight(queue: UninformedQueue, busy: Iterable[str], queue_length: int 
 
     Notes
     -----
-    Running time: $O(n)$ operations.
+    Running time: $O(n)$ multiplications.
 
     Examples
     --------
@@ -87,6 +89,14 @@ def _all_busy_weight(queue: UninformedQueue) -> sympy.Expr:
         * sympy.Mul(*_inverse_rates(queue))
 
 
+def _number_weights(queue: UninformedQueue) -> list[sympy.Expr]:
+    r"""$P_k^n/p_0 = \frac{(n-k)!}{n!}\lambda^k P(S^{-n},k)$ for $k = 0..n$."""
+    n, lam = queue.size, queue.arrival_rate
+    sums = elementary_symmetric_sums(_inverse_rates(queue))
+    return [sympy.Rational(math.factorial(n - k), math.factorial(n)) * lam ** k * sums[k]
+            for k in range(n + 1)]
+
+
 def normalizing_constant(queue: UninformedQueue) -> sympy.Expr:
     r"""$1/p_0$, the normalizing constant of the law ([Cab]_ proof of Theorem 2.1).
 
@@ -99,10 +109,13 @@ def normalizing_constant(queue: UninformedQueue) -> sympy.Expr:
     Parameters
     ----------
     queue : UninformedQueue
+        Symbolic or numeric rates (the tail uses $\mu^n = \lambda + \delta$ after
+        :meth:`~UninformedQueue.with_slack`).
 
     Returns
     -------
     sympy expression
+        $1/p_0$.
 
     Notes
     -----
@@ -113,11 +126,8 @@ def normalizing_constant(queue: UninformedQueue) -> sympy.Expr:
     >>> normalizing_constant(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]))
     17/8
     """
-    n, lam = queue.size, queue.arrival_rate
-    sums = elementary_symmetric_sums(_inverse_rates(queue))
-    finite = sympy.Add(*[sympy.Rational(math.factorial(n - k), math.factorial(n)) * lam ** k
-                         * sums[k] for k in range(n + 1)])
-    return finite + _all_busy_weight(queue) * lam / queue.gap
+    finite = sympy.Add(*_number_weights(queue))
+    return finite + _all_busy_weight(queue) * queue.arrival_rate / queue.gap
 
 
 def empty_probability(queue: UninformedQueue) -> sympy.Expr:
@@ -126,14 +136,16 @@ def empty_probability(queue: UninformedQueue) -> sympy.Expr:
     Parameters
     ----------
     queue : UninformedQueue
+        The queue whose empty probability is wanted.
 
     Returns
     -------
     sympy expression
+        $p_0$.
 
     Notes
     -----
-    Running time: that of :func:`normalizing_constant`.
+    Running time: one :func:`normalizing_constant`, $O(n^2)$.
 
     Examples
     --------
@@ -150,12 +162,14 @@ def state_probability(queue: UninformedQueue, busy: Iterable[str],
     Parameters
     ----------
     queue : UninformedQueue
+        The queue of the state.
     busy : iterable of server names
     queue_length : int
 
     Returns
     -------
     sympy expression
+        $p(S, q)$.
 
     Raises
     ------
@@ -164,12 +178,12 @@ def state_probability(queue: UninformedQueue, busy: Iterable[str],
 
     Notes
     -----
-    Running time: $O(n^2)$ operations.
+    Running time: $O(n^2)$, dominated by $p_0$.
 
     Examples
     --------
-    >>> state_probability(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]), ["2"])
-    4/17
+    >>> state_probability(uninformed_queue(2, arrival_rate=1, service_rates=[1, 1]), ["2"])
+    1/6
     """
     return state_weight(queue, busy, queue_length) * empty_probability(queue)
 
@@ -183,11 +197,13 @@ def number_probability(queue: UninformedQueue, jobs: int) -> sympy.Expr:
     Parameters
     ----------
     queue : UninformedQueue
+        The queue, with $n$ servers.
     jobs : int
 
     Returns
     -------
     sympy expression
+        $P_k^n$.
 
     Raises
     ------
@@ -196,12 +212,12 @@ def number_probability(queue: UninformedQueue, jobs: int) -> sympy.Expr:
 
     Notes
     -----
-    Running time: $O(n^2)$ operations.
+    Running time: $O(n^2)$ for the symmetric sum and $p_0$.
 
     Examples
     --------
-    >>> number_probability(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]), 1)
-    6/17
+    >>> number_probability(uninformed_queue(3, arrival_rate=1, service_rates=[3, 2, 1]), 4)
+    5/1956
     """
     n, lam = queue.size, queue.arrival_rate
     if jobs < 0:
@@ -220,6 +236,7 @@ def stationary_law(queue: UninformedQueue, max_queue: int = 0) -> dict[State, sy
     Parameters
     ----------
     queue : UninformedQueue
+        The queue; its law has infinitely many states.
     max_queue : int
         The longest queue listed (the law has infinitely many states).
 
@@ -259,19 +276,21 @@ def all_busy_probability(queue: UninformedQueue) -> sympy.Expr:
     Parameters
     ----------
     queue : UninformedQueue
+        The queue; its tail is geometric with ratio $\lambda/\mu^n$.
 
     Returns
     -------
     sympy expression
+        $\mathcal P^n$.
 
     Notes
     -----
-    Running time: $O(n^2)$ operations.
+    Running time: $O(n)$ for the product, $O(n^2)$ for $p_0$.
 
     Examples
     --------
-    >>> all_busy_probability(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]))
-    3/17
+    >>> all_busy_probability(uninformed_queue(2, arrival_rate=2, service_rates=[2, 1]))
+    6/11
     """
     return _all_busy_weight(queue) * queue.total_rate / queue.gap * empty_probability(queue)
 
@@ -285,16 +304,18 @@ def busy_probability(queue: UninformedQueue, server: str) -> sympy.Expr:
     Parameters
     ----------
     queue : UninformedQueue
+        The queue of server $l$.
     server : str
 
     Returns
     -------
     sympy expression
+        $\mathcal P_l$.
 
     Raises
     ------
     ModelError
-        An unknown server.
+        ``server`` is not a server of ``queue``.
 
     Notes
     -----
@@ -329,16 +350,18 @@ def busy_probability_by_states(queue: UninformedQueue, server: str) -> sympy.Exp
     Parameters
     ----------
     queue : UninformedQueue
+        The queue, summed over its $2^{n-1}$ states with $l$ busy.
     server : str
 
     Returns
     -------
     sympy expression
+        $\mathcal P_l$, equal to :func:`busy_probability`.
 
     Raises
     ------
     ModelError
-        An unknown server.
+        An unknown server name.
 
     Notes
     -----
@@ -367,25 +390,27 @@ def idle_probability(queue: UninformedQueue, server: str) -> sympy.Expr:
     Parameters
     ----------
     queue : UninformedQueue
+        The queue of the idle server.
     server : str
 
     Returns
     -------
     sympy expression
+        $1 - \mathcal P_l$.
 
     Raises
     ------
     ModelError
-        An unknown server.
+        ``server`` is not one of ``queue.servers``.
 
     Notes
     -----
-    Running time: that of :func:`busy_probability`.
+    Running time: one :func:`busy_probability`.
 
     Examples
     --------
-    >>> idle_probability(uninformed_queue(3, arrival_rate=2, service_rates=[3, 2, 1]), "1")
-    21/29
+    >>> idle_probability(uninformed_queue(3, arrival_rate=2, service_rates=[3, 2, 1]), "3")
+    15/29
     """
     return 1 - busy_probability(queue, server)
 
@@ -401,12 +426,14 @@ def busy_idle_probability(queue: UninformedQueue, busy_server: str, idle_server:
     Parameters
     ----------
     queue : UninformedQueue
+        The queue, with $n \ge 2$ servers.
     busy_server, idle_server : str
         $l$ and $m$.
 
     Returns
     -------
     sympy expression
+        $\mathcal P_{l,m}$.
 
     Raises
     ------
@@ -415,7 +442,7 @@ def busy_idle_probability(queue: UninformedQueue, busy_server: str, idle_server:
 
     Notes
     -----
-    Running time: $O(n^2)$ operations.
+    Running time: $O(n^2)$: the symmetric sums without $l$ and $m$, and $p_0$.
 
     Examples
     --------
@@ -435,26 +462,28 @@ def effective_service_rate(queue: UninformedQueue, server: str) -> sympy.Expr:
     Parameters
     ----------
     queue : UninformedQueue
+        The queue of the working server.
     server : str
 
     Returns
     -------
     sympy expression
+        $\mu_l\mathcal P_l$.
 
     Raises
     ------
     ModelError
-        An unknown server.
+        No server ``server`` in the queue.
 
     Notes
     -----
-    Running time: that of :func:`busy_probability`.
+    Running time: one :func:`busy_probability` and a product.
 
     Examples
     --------
-    >>> q = uninformed_queue(3, arrival_rate=2, service_rates=[3, 2, 1])
+    >>> q = uninformed_queue(4, arrival_rate=3, service_rates=[4, 3, 2, 1])
     >>> sum(effective_service_rate(q, j) for j in q.servers)
-    2
+    3
     """
     return queue.rate(server) * busy_probability(queue, server)
 
@@ -471,14 +500,16 @@ def mean_number(queue: UninformedQueue) -> sympy.Expr:
     Parameters
     ----------
     queue : UninformedQueue
+        The queue; its mean counts the waiting customers too.
 
     Returns
     -------
     sympy expression
+        $N^n$.
 
     Notes
     -----
-    Running time: $O(n^2)$ operations.
+    Running time: $O(n^2)$, the $n+1$ symmetric sums and $p_0$.
 
     Examples
     --------
@@ -486,9 +517,7 @@ def mean_number(queue: UninformedQueue) -> sympy.Expr:
     27/34
     """
     n, lam = queue.size, queue.arrival_rate
-    sums = elementary_symmetric_sums(_inverse_rates(queue))
-    finite = sympy.Add(*[k * sympy.Rational(math.factorial(n - k), math.factorial(n)) * lam ** k
-                         * sums[k] for k in range(1, n + 1)])
+    finite = sympy.Add(*[k * w for k, w in enumerate(_number_weights(queue)) if k])
     # sum_{q >= 1} (n + q) rho^q with rho = lambda / mu^n
     tail = n * lam / queue.gap + lam * queue.total_rate / queue.gap ** 2
     return (finite + _all_busy_weight(queue) * tail) * empty_probability(queue)
@@ -500,18 +529,20 @@ def mean_response_time(queue: UninformedQueue) -> sympy.Expr:
     Parameters
     ----------
     queue : UninformedQueue
+        The queue; arrivals at rate $\lambda$.
 
     Returns
     -------
     sympy expression
+        $T^n$.
 
     Notes
     -----
-    Running time: that of :func:`mean_number`.
+    Running time: one :func:`mean_number` and a division.
 
     Examples
     --------
-    >>> mean_response_time(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]))
-    27/34
+    >>> mean_response_time(uninformed_queue(1, arrival_rate=1, service_rates=[3]))  # M/M/1
+    1/2
     """
     return mean_number(queue) / queue.arrival_rate

@@ -52,8 +52,9 @@ def _claim(name: str, l: str, m: str, reverse: bool) -> tuple[str, str, int]:
 def theorem_2_1_differences(queue: UninformedQueue, faster: str, slower: str,
                             by_states: bool = False, domain: Any = None) -> dict[str, Any]:
     r"""The three differences of [Cab]_ Theorem 2.1 for servers ``faster`` = $l$ and ``slower`` =
-    $m$: ``busy`` $\mathcal P_l - \mathcal P_m$, ``work`` $\mu_l\mathcal P_l - \mu_m\mathcal P_m$ and
-    ``lower`` $\mathcal P_l - (\mu_m/\mu_l)\mathcal P_m$ (:data:`INEQUALITIES`).
+    $m$: ``busy`` $\mathcal P_l - \mathcal P_m$, ``work``
+    $\mu_l\mathcal P_l - \mu_m\mathcal P_m$ and ``lower``
+    $\mathcal P_l - (\mu_m/\mu_l)\mathcal P_m$ (:data:`INEQUALITIES`).
 
     Parameters
     ----------
