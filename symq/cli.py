@@ -184,21 +184,27 @@ def _digits(text: str) -> int:
     return value
 
 
-def _version() -> str:
-    """The installed version (package metadata), else the one the package declares."""
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        return version("symq")
-    except PackageNotFoundError:
-        from . import __version__
-        return __version__
+class _VersionAction(argparse.Action):
+    """``--version``: the installed version (package metadata), looked up only when asked."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            text = version("symq")
+        except PackageNotFoundError:
+            from . import __version__ as text
+        print(f"symq {text}")
+        parser.exit(0)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser, with the discovered subcommands of :mod:`symq.commands`."""
     parser = CommandParser(prog="symq", description="Exact, symbolic queueing theory "
                                      "for FCFS models with compatibility graphs.")
-    parser.add_argument("--version", action="version", version=f"symq {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 

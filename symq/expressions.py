@@ -493,6 +493,9 @@ def parse_formula(text: str, what: str = "formula") -> sympy.Expr:
     >>> parse_formula("1 - exp(-t*(mu - lambda))")
     1 - exp(-t*(-lambda + mu))
     """
+    if isinstance(text, str) and len(text) > MAX_FORMULA_LENGTH:
+        raise ModelError(f"{what}: the formula has {len(text)} characters; symq reads at most "
+                         f"{MAX_FORMULA_LENGTH} (pass the sympy expression itself, not its text)")
     return parse_expression(text, what, functions=FORMULA_FUNCTIONS,
                             variables=_FORMULA_VARIABLES, max_length=MAX_FORMULA_LENGTH)
 
