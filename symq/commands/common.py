@@ -73,8 +73,10 @@ def parse_settings(settings: Sequence[str]) -> dict[str, str]:
 
 
 def emit_json(data: Any) -> None:
-    """Print ``data`` as indented JSON on stdout."""
-    print(json.dumps(data, indent=2))
+    """Print ``data`` as indented JSON on stdout, with ``"schema_version"`` first
+    (:mod:`symq.schema`; every field is listed on the docs page *JSON output*)."""
+    from ..schema import with_schema_version
+    print(json.dumps(with_schema_version(data), indent=2))
 
 
 def model_with_values(args: argparse.Namespace):

@@ -14,7 +14,6 @@ levels-needed picture (needs matplotlib: ``pip install "symq[plot]"``).
 
 from __future__ import annotations
 
-import json
 
 import mpmath
 
@@ -151,7 +150,8 @@ def run(args) -> int:
         from ..compensation.pictures import write_pictures
         data["pictures"] = write_pictures(model, args.plot_dir)
     if args.format == "json":
-        print(json.dumps(data, indent=2))
+        from .common import emit_json
+        emit_json(data)
     elif args.format == "latex":
         print(_latex(data, model))
     else:

@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TextIO
 from ..errors import ModelError, SymqError, UnsupportedError
 from ..graphs import CompatibilityGraph, check_filters, compatibility_graphs, graph_from_key
 from ..model import Model
+from ..schema import with_schema_version
 from .registry import CHECKS, probe, resolve_check
 from .sampling import parse_rates, sample_models
 from .verdict import as_verdict, json_ready
@@ -459,7 +460,7 @@ def sweep(check: str, max_classes: int, max_servers: int, filters: Iterable[str]
         with context as pool:
             for record in _completed(pool, pending):
                 if handle:
-                    handle.write(json.dumps(record, sort_keys=True) + "\n")
+                    handle.write(json.dumps(with_schema_version(record), sort_keys=True) + "\n")
                     handle.flush()
                 new_records[record["graph"]] = record
                 if on_record:
