@@ -452,6 +452,46 @@ def check_dbm():
     return not equality
 
 
+def check_dbm_job_buffer():
+    """S3.4-sym: "by symmetry" DBM with a bounded job buffer N (and a server buffer) has the
+    product form of Thm 3.12: the exact stationary law of the verbal chain (W, lambda = (1/3,
+    1/4, 1/5), mu = (1, 1/2), job buffer N = 1, 2, server buffer K = 2, tied rates too) equals
+    prod lambda_{c_i}/mu(S(c_1..c_i)) prod mu_{s_j}/lambda(C(s_1..s_j)), normalised."""
+    from symq import ctmc
+    ok = True
+    for lam, mu in (({"1": F(1, 3), "2": F(1, 4), "3": F(1, 5)}, {"1": F(1), "2": F(1, 2)}),
+                    ({"1": F(1, 2), "2": F(1, 2), "3": F(1, 2)}, {"1": F(1), "2": F(1)})):
+        compat = W
+        for n_cap in (1, 2):
+            def step(state):
+                jobs, servs = state
+                for c in sorted(compat):
+                    k = next((k for k, s in enumerate(servs) if s in compat[c]), None)
+                    yield ((jobs + (c,), servs) if k is None
+                           else (jobs, servs[:k] + servs[k + 1:])), lam[c]
+                for s in sorted(mu):
+                    k = next((k for k, c in enumerate(jobs) if s in compat[c]), None)
+                    yield ((jobs[:k] + jobs[k + 1:], servs) if k is not None
+                           else (jobs, servs + (s,))), mu[s]
+            chain = ctmc.build_chain(((), ()), step,
+                                     keep=lambda st: len(st[0]) <= n_cap and len(st[1]) <= 2)
+            law = ctmc.stationary_distribution(chain, exact=True)
+            weights = {}
+            for jobs, servs in law:
+                w, seen = F(1), set()
+                for c in jobs:
+                    seen |= set(compat[c])
+                    w *= lam[c] / sum(mu[x] for x in seen)
+                taken = set()
+                for srv in servs:
+                    taken.add(srv)
+                    w *= mu[srv] / sum(lam[c] for c in compat if set(compat[c]) & taken)
+                weights[(jobs, servs)] = w
+            total = sum(weights.values())
+            ok &= all(law[k] == w / total for k, w in weights.items())
+    claim("S3.4-sym", ok, "W, job buffer 1 and 2, server buffer 2, generic and tied rates")
+
+
 # ------------------------------------------------------------------ section 4
 def nested(compat) -> bool:
     sets = [frozenset(v) for v in compat.values()]
@@ -722,6 +762,7 @@ def main() -> str:
     check_truncation()
     check_subsystems_stable()
     check_state_spaces()
+    check_dbm_job_buffer()
     failures = {
         "S3.10-eq6": check_rais_proof_index(),
         "S4-rec": check_nested_decomposition(),
