@@ -376,3 +376,30 @@ def direct_empty_probability(rates: Rates, classes=None) -> Fraction:
             raise ValueError("unstable: lambda(R(U)) >= mu(U)")
         return grow / (1 - ratio)
     return 1 / f(frozenset())
+
+
+def simplest_between(a: Fraction, b: Fraction) -> Fraction:
+    """The fraction of least denominator strictly between ``a < b`` (Stern-Brocot descent)."""
+    lo_n, lo_d, hi_n, hi_d = 0, 1, 1, 0  # 0/1 and 1/0
+    shift = Fraction(a.numerator // a.denominator)  # work in (a - floor a, b - floor a)
+    a, b = a - shift, b - shift
+    while True:
+        n, d = lo_n + hi_n, lo_d + hi_d
+        mid = Fraction(n, d)
+        if mid <= a:
+            lo_n, lo_d = n, d
+        elif mid >= b:
+            hi_n, hi_d = n, d
+        else:
+            return mid + shift
+
+
+def exact_gap(value: Fraction, bounds) -> str:
+    """``value`` against a rigorous interval, in exact rationals: a short fraction separating
+    them (the interval bounds themselves have long denominators)."""
+    low, high = bounds
+    if value < low:
+        return f"{value} < {simplest_between(value, low)} < true value (>= {show(low)})"
+    if value > high:
+        return f"{value} > {simplest_between(high, value)} > true value (<= {show(high)})"
+    return f"{value} inside [{show(low)}, {show(high)}]"

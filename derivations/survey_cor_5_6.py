@@ -26,7 +26,7 @@ from fractions import Fraction
 import symq
 
 from _collaborative_waiting import CAP, RATES, THETAS, check, printed_law
-from _survey_common import (Rates, collaborative_in_service_law, collaborative_tagged, inside,
+from _survey_common import (exact_gap, Rates, collaborative_in_service_law, collaborative_tagged, inside,
                             lst_value, show)
 from _verdict import finish
 
@@ -58,7 +58,8 @@ def main() -> str:
                         failures += 1
                         if failures <= 4:
                             print(f"% {name}, class {i}, d = {served}, theta = {t}: printed "
-                                  f"{show(value)} outside [{show(low)}, {show(low + eps)}]")
+                                  f"{show(value)} outside [{show(low)}, {show(low + eps)}]; "
+                                  f"exact: {exact_gap(value, (low, low + eps))}")
                         break
     w = Rates(symq.model("w").substitute(RATES["w"]))
     differ = printed_law(w, "1", ("1", "3")).components != printed_law(w, "1", ("1", "3"), "max").components

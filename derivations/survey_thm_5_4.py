@@ -31,7 +31,7 @@ import symq
 from symq.aggregated import (busy_order_probability, printed_conditional_waiting_time,
                              waiting_time_law, waiting_time_lst)
 
-from _survey_common import (Rates, conditional_queue_law, frac, inside, lst_value,
+from _survey_common import (exact_gap, Rates, conditional_queue_law, frac, inside, lst_value,
                             noncollaborative_tagged, show)
 from _verdict import finish
 
@@ -73,7 +73,8 @@ def main() -> str:
                     if not inside(stated, bounds):
                         conditional_fails = True
                         print(f"% {name}, class {i}, b = {b}, theta = {t}: printed "
-                              f"{show(stated)} outside [{show(bounds[0])}, {show(bounds[1])}]")
+                              f"{show(stated)} outside [{show(bounds[0])}, {show(bounds[1])}]; "
+                              f"exact: {exact_gap(stated, bounds)}")
             mixture = waiting_time_law(model, i)
             dp = waiting_time_lst(model, i)
             for t in THETAS:
