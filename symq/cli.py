@@ -154,7 +154,11 @@ def _run_evaluate(args: argparse.Namespace) -> int:
         missing = ", ".join(sorted(s.name for s in model.symbols))
         raise ModelError(f"evaluate needs a value for every symbol; missing: {missing} "
                          "(give each with --set NAME=VALUE)")
-    result = evaluate(derive(model, args.quantity, args.discipline), digits=args.digits)
+    from .response_time.quantities import evaluate_request
+    result = evaluate_request(model, args.quantity, args.discipline, args.digits,
+                              time=args.time, percentile=args.percentile)
+    if result is None:
+        result = evaluate(derive(model, args.quantity, args.discipline), digits=args.digits)
     if args.format == "json":
         emit_json({"model": _label(args, model), "quantity": args.quantity,
                    "discipline": args.discipline, "parameters": values, "digits": args.digits,
@@ -229,6 +233,12 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "evaluate":
             p.add_argument("--digits", type=_digits, default=30,
                            help="significant digits of the decimal value (default 30)")
+            p.add_argument("--time", metavar="T",
+                           help="time T of response-time-survival and waiting-time-survival "
+                                "(exact: 1, 3/2, 0.5)")
+            p.add_argument("--percentile", metavar="P",
+                           help="with response-time or waiting-time: the P-th percentile per "
+                                "class, 0 < P < 100")
         add_format_arguments(p)
         p.set_defaults(handler=handler)
 

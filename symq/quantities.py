@@ -42,7 +42,10 @@ QUANTITIES = {
     "server-idle-probability": "per server, probability that it is idle",
     "mean-number": "mean number of jobs in the system, per class and total",
     "mean-response-time": "mean time in system, per class and overall (arrival-weighted)",
-    "response-time": "distribution of the time in system per class (nested models)",
+    "response-time": "distribution of the time in system per class: LST, mean, variance, CDF",
+    "response-time-survival": "P(T_c > t) per class (evaluate at --time T)",
+    "waiting-time": "distribution of the time before service starts, per class",
+    "waiting-time-survival": "P(W_c > t) per class (evaluate at --time T)",
 }
 Handler = Callable[[Model], Any]
 _HANDLERS: list[tuple[str, str, Callable[[Model], bool], Handler, str]] = []
@@ -299,6 +302,9 @@ def _register_builtin_handlers() -> None:
                          "corrected, note 4.4) plus Exp(mu) service (Cor 4.8)"
                          + ("; routing: canonical (ALIS-averaged, note 1.3)"
                             if discipline == "rais" else "")))
+    # every other graph and discipline: the tagged-job laws of symq.response_time
+    from .response_time.quantities import register_handlers as register_response_time
+    register_response_time(register)
     # one fully flexible class with uniform assignment (uninformed:N): Cabral's closed forms
     from .uninformed import QUANTITY_HANDLERS as uninformed_handlers, is_uninformed
     for quantity, (handler, method) in uninformed_handlers.items():
