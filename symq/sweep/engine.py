@@ -1,10 +1,10 @@
-r"""The sweep engine: it enumerates the compatibility graphs (:func:`symq.graphs.compatibility_graphs`),
-hands one :class:`GraphTask` per graph to any :class:`concurrent.futures.Executor` (a local
-process pool, this process, or the executor of a Dask ``distributed.Client``: the code path is the
-same), streams one JSON line per graph to the results file as graphs finish, resumes from that
-file (graphs already in it are skipped), shows a progress line, and totals the records in a
-:class:`SweepSummary`. What is checked on each graph is the business of :mod:`symq.sweep.checks`
-and :mod:`symq.sweep.registry`.
+r"""The sweep engine: it enumerates the compatibility graphs
+(:func:`symq.graphs.compatibility_graphs`), hands one :class:`GraphTask` per graph to any
+:class:`concurrent.futures.Executor` (a local process pool, this process, or the executor of a
+Dask ``distributed.Client``: the code path is the same), streams one JSON line per graph to the
+results file as graphs finish, resumes from that file (graphs already in it are skipped), shows a
+progress line, and totals the records in a :class:`SweepSummary`. What is checked on each graph
+is the business of :mod:`symq.sweep.checks` and :mod:`symq.sweep.registry`.
 """
 
 from __future__ import annotations
