@@ -51,19 +51,20 @@ def cover_weights(sets: SetFunctions, job_class: str | None = None, shift=None,
     r"""The pushes of $H$ (``waiting=False``) or $K^\theta_i$ (``waiting=True``).
 
     ``shift`` replaces $\lambda_i$ by $\lambda_i-\text{shift}$ (for the response time)."""
-    lam = dict(sets.lam)
+    with_theta = shift is not None or waiting
+    lift = sets.lift if with_theta else (lambda v: v)
+    lam = {c: lift(v) for c, v in sets.lam.items()}
     if shift is not None:
         lam[job_class] = lam[job_class] - shift
     need = sets.need[job_class] if job_class is not None else None
-    table = [sets.zero] * (sets.full + 1)
-    table[0] = sets.one
+    table = [lift(sets.zero)] * (sets.full + 1)
+    table[0] = lift(sets.one)
     for x in range(sets.full + 1):
         if x:
             if not table[x]:
                 continue
-            required = sum((lam[c] for c in sets.classes if sets.need[c] & ~x == 0), sets.zero)
-            rate = sets.mu_of(x) - required
-            if waiting and need & ~x == 0:
+            rate = lift(sets.r(x))
+            if with_theta and need & ~x == 0:  # class i needs only x: lambda_i -> lambda_i - theta
                 rate = rate + sets.theta
             table[x] = table[x] / rate
         for c in sets.classes:
@@ -76,13 +77,13 @@ def response_lst(model: Model | SetFunctions, job_class: str):
     r"""$E e^{-\theta T_i}=G(\lambda-\theta e_i)/G(\lambda)$ (module text)."""
     sets = model if isinstance(model, SetFunctions) else SetFunctions(model)
     i = sets.class_index(job_class)
-    shifted = sum(cover_weights(sets, i, shift=sets.theta), sets.zero)
-    return shifted / sum(cover_weights(sets), sets.zero)
+    shifted = sum(cover_weights(sets, i, shift=sets.theta), sets.lift(sets.zero))
+    return shifted / sets.lift(sum(cover_weights(sets), sets.zero))
 
 
 def waiting_lst(model: Model | SetFunctions, job_class: str):
     r"""$E e^{-\theta W^C_i}$, the time until the job first holds a server (module text)."""
     sets = model if isinstance(model, SetFunctions) else SetFunctions(model)
     i = sets.class_index(job_class)
-    return sum(cover_weights(sets, i, waiting=True), sets.zero) / sum(cover_weights(sets),
-                                                                        sets.zero)
+    total = sum(cover_weights(sets, i, waiting=True), sets.lift(sets.zero))
+    return total / sets.lift(sum(cover_weights(sets), sets.zero))

@@ -91,13 +91,14 @@ def waiting_lst(model: Model | SetFunctions, job_class: str):
     r"""$E e^{-\theta W_i}$ (Thm 5.4 corrected, one DP); a field element in $\theta$."""
     sets = _sets(model)
     need = sets.need[sets.class_index(job_class)]
-    table = [sets.one] + [sets.zero] * sets.full
+    zero = sets.lift(sets.zero)
+    table = [sets.lift(sets.one)] + [zero] * sets.full
     for busy in range(1, sets.full + 1):
-        total = sum((table[busy & ~(1 << m)] for m in _bits(busy)), sets.zero)
-        rate = sets.r(busy) + (sets.theta if need & ~busy == 0 else 0)
+        total = sum((table[busy & ~(1 << m)] for m in _bits(busy)), zero)
+        rate = sets.lift(sets.r(busy)) + (sets.theta if need & ~busy == 0 else 0)
         table[busy] = total / rate
-    top = sum((sets.busy_weight(b) * table[b] for b in range(sets.full + 1)), sets.zero)
-    return top / sets.noncollaborative_constant
+    top = sum((sets.lift(sets.busy_weight(b)) * table[b] for b in range(sets.full + 1)), zero)
+    return top / sets.lift(sets.noncollaborative_constant)
 
 
 def joint_waiting_lst(model: Model | SetFunctions, job_class: str, server: str):
@@ -107,11 +108,12 @@ def joint_waiting_lst(model: Model | SetFunctions, job_class: str, server: str):
     need, lam = sets.need[i], sets.lam[i]
     s = sets.index[server]
     bit = 1 << s
+    zero = sets.lift(sets.zero)
     if not need & bit:
-        return sets.zero
+        return zero
     d = sets.order_weight
-    phase1 = [sets.zero] * (sets.full + 1)
-    phase2 = [sets.zero] * (sets.full + 1)
+    phase1 = [sets.zero] * (sets.full + 1)  # free of theta: scalars
+    phase2 = [zero] * (sets.full + 1)
     for x in range(1, sets.full + 1):
         if not x & bit:
             continue
@@ -120,11 +122,11 @@ def joint_waiting_lst(model: Model | SetFunctions, job_class: str, server: str):
     for x in range(1, sets.full + 1):
         if need & ~x:
             continue
-        total = sum((phase2[x & ~(1 << m)] for m in _bits(x)), sets.zero) + lam * phase1[x]
-        phase2[x] = total / (sets.r(x) + sets.theta)
-    top = sum((sets.busy_weight(x) * phase2[x] for x in range(sets.full + 1) if phase2[x]),
-              sets.zero)
-    return sets.mu[s] * top / (lam * sets.noncollaborative_constant)
+        total = sum((phase2[x & ~(1 << m)] for m in _bits(x)), zero) + sets.lift(lam * phase1[x])
+        phase2[x] = total / (sets.lift(sets.r(x)) + sets.theta)
+    top = sum((sets.lift(sets.busy_weight(x)) * phase2[x] for x in range(sets.full + 1)
+               if phase2[x]), zero)
+    return sets.lift(sets.mu[s] / (lam * sets.noncollaborative_constant)) * top
 
 
 def routing_probability(sets: SetFunctions, job_class: str, idle: int) -> dict[int, Any]:
@@ -174,10 +176,10 @@ def response_lst(model: Model | SetFunctions, job_class: str):
     r"""$E e^{-\theta T_i}$: wait and server jointly, then $\mathrm{Exp}(\mu_s)$ at that server."""
     sets = _sets(model)
     start = immediate_start(sets, job_class)
-    total = sets.zero
+    total = sets.lift(sets.zero)
     for server, p in start.items():
-        mu = sets.mu[sets.index[server]]
-        total += (p + joint_waiting_lst(sets, job_class, server)) * mu / (mu + sets.theta)
+        mu = sets.lift(sets.mu[sets.index[server]])
+        total += (sets.lift(p) + joint_waiting_lst(sets, job_class, server)) * mu / (mu + sets.theta)
     return total
 
 
@@ -188,6 +190,6 @@ def server_law(model: Model | SetFunctions, job_class: str) -> dict[str, sympy.E
     out = {}
     for server, p in start.items():
         joint = joint_waiting_lst(sets, job_class, server)
-        value = (p + joint).as_expr().subs(sets.theta.as_expr(), 0)
+        value = (sets.lift(p) + joint).as_expr().subs(sets.theta.as_expr(), 0)
         out[server] = sympy.factor(value)
     return out

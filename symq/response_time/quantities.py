@@ -1,5 +1,5 @@
 r"""The quantities ``response-time``, ``response-time-survival``, ``waiting-time`` and
-``waiting-time-survival`` (INTERFACE.md), for every graph and discipline.
+``waiting-time-survival`` of the command line, for every graph and discipline.
 
 * :func:`derive_quantity` -- the exact formulas: per class the LST (in ``theta``), mean,
   variance and CDF (in ``t``), or the survival function $P(T_c>t)$. Symbolic rates are handled

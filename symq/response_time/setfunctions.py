@@ -19,14 +19,15 @@ Examples
 >>> from symq.response_time.setfunctions import SetFunctions
 >>> sets = SetFunctions(model("n").substitute({"lambda_1": "1/2", "lambda_2": "1/4",
 ...                                            "mu_1": "1", "mu_2": "1"}))
->>> sets.r(0b01), sets.r(0b11), sets.arrivals(0b10)
-(1/2, 5/4, 1/4)
+>>> print(sets.r(0b01), sets.r(0b11), sets.arrivals(0b10))
+1/2 5/4 1/4
 
 Running time: $O(2^M J)$ field operations for the tables.
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
@@ -83,13 +84,29 @@ class SetFunctions:
         self.classes = tuple(model.classes)
         self.index = {s: k for k, s in enumerate(self.servers)}
         self.full = (1 << len(self.servers)) - 1
+        # theta-free quantities are Fractions when the rates are numbers (fast), field elements
+        # otherwise; lift() puts them into the field where theta appears
+        self.numeric = model.is_numeric
         self.mu = [self.convert(model.service_rates[s]) for s in self.servers]
         self.lam = {c: self.convert(model.arrival_rates[c]) for c in self.classes}
         self.need = {c: self.mask(model.compatibility[c]) for c in self.classes}
+        self._lifted: dict = {}
 
     def convert(self, value: Any):
-        """A rate (sympy expression) as an element of the field."""
+        """A rate (sympy expression) as a scalar: a Fraction, or a field element."""
+        if self.numeric:
+            return Fraction(str(sympy.sympify(value)))
         return self.field.from_expr(sympy.sympify(value))
+
+    def lift(self, value):
+        """A scalar as an element of the field $\mathbb Q(\theta,\ldots)$."""
+        if not self.numeric:
+            return value
+        out = self._lifted.get(value)
+        if out is None:
+            out = self.field.from_expr(sympy.Rational(value.numerator, value.denominator))
+            self._lifted[value] = out
+        return out
 
     def mask(self, servers) -> int:
         """The bitmask of a collection of server names."""
@@ -104,11 +121,13 @@ class SetFunctions:
 
     @property
     def zero(self):
-        return self.field.zero
+        """The scalar 0."""
+        return Fraction(0) if self.numeric else self.field.zero
 
     @property
     def one(self):
-        return self.field.one
+        """The scalar 1."""
+        return Fraction(1) if self.numeric else self.field.one
 
     @cached_property
     def _mu_table(self) -> list:
