@@ -192,7 +192,7 @@ def test_rais_product_form_equals_symq_ctmc(name, rates, cap, routing):
 
 
 def test_rais_values_of_the_note_for_the_w_model():
-    """notes/rais-and-aggregation.md section 1.8: P(empty) = 663/1216 and three pi(z) values."""
+    """The W worked example (tests/REFERENCES.md): P(empty) = 663/1216, three pi(z) values, routing."""
     model = symq.model("w").substitute(W_RATES)
     process = RandomAssignmentProcess(model)
     empty = Fraction(663, 1216)
