@@ -1,6 +1,6 @@
 r"""Partially and per-class aggregated laws ([GR20]_ sections 5 and 6), corrected where needed.
 
-Notation of ``notes/rais-and-aggregation.md``: $\vec b=(b_1..b_l)$ the busy servers in the order of
+Notation of docs/theory-subset-dp.md: $\vec b=(b_1..b_l)$ the busy servers in the order of
 their jobs' arrival, $B_j=\{b_1..b_j\}$, $\vec n$ the waiting jobs between them, $\vec s$ the idle
 servers (``s_1`` idle longest), $r(X)=\mu(X)-\lambda(R(X))$, $\alpha(X)=\lambda(R(X))/\mu(X)$,
 $L(I)=\lambda(C(I))$.
@@ -9,14 +9,14 @@ $L(I)=\lambda(C(I))$.
   the product of activation rates, the same for every valid RAIS routing (note Theorem 1).
 * :func:`rais_partial_law` -- Thm 5.1 (correct as printed):
   $\pi'(\vec b,\vec n)=\pi(\emptyset)\Phi(B)\prod_j\alpha(B_j)^{n_j}/\mu(B_j)$.
-* :func:`alis_partial_law` -- Thm 5.2 in the corrected form (6) of the note (the printed form
+* :func:`alis_partial_law` -- Thm 5.2 in the corrected form of theory-subset-dp §4.2 (the printed form
   lost the numerators $\mu_{b_j}$, $\mu_{s_j}$).
 * :func:`collaborative_partial_law` -- Prop 5.5 with the corrected validity condition
   $S_{d_i}\not\subseteq S(d_1..d_{i-1})$.
 * :func:`idle_order_sum` -- Cor 5.3: the ALIS law summed over idle orders is the RAIS law.
 * :func:`printed_conditional_waiting_time` -- Thm 5.4 *as printed* (false as a conditional law),
   :func:`waiting_time_law` and :func:`waiting_time_lst` -- the correct statement: the
-  $P(\vec b)$-mixture of those hypoexponentials (note 4.4, (7)), also by one DP.
+  $P(\vec b)$-mixture of those hypoexponentials (theory-subset-dp §4.4), also by one DP.
 * :func:`balance_function` -- Thm 6.1: $\Phi(x)=\frac1{\mu(S(x))}\sum_{i:x_i>0}\Phi(x-e_i)$ and
   $\pi(x)=\pi(\emptyset)\Phi(x)\prod_i\lambda_i^{x_i}$; :func:`balance_rates` gives
   $\phi_i(x)=\Phi(x-e_i)/\Phi(x)$, which satisfy the balance property.
@@ -230,7 +230,7 @@ def busy_order_probability(model: Model) -> dict[tuple[str, ...], sympy.Expr]:
 def printed_conditional_waiting_time(model: Model, job_class: str,
                                      busy_order: Sequence[str]) -> ExponentialMixture:
     r"""Thm 5.4 *as printed*: $T_{iQ}\mid\vec b=I(S_i\subseteq B_l)\sum_{j\ge f}\mathrm{Exp}(r(B_j))$,
-    $f=\min\{j:S_i\subseteq B_j\}$. False as a conditional law (note 4.4); true as the
+    $f=\min\{j:S_i\subseteq B_j\}$. False as a conditional law (theory-subset-dp §4.4); true as the
     mixture over $P(\vec b)$, :func:`waiting_time_law`."""
     sets = _Sets(model)
     need = sets.sets[job_class]
@@ -255,7 +255,7 @@ def waiting_time_law(model: Model, job_class: str) -> ExponentialMixture:
 def waiting_time_lst(model: Model, job_class: str, theta: Any = THETA) -> sympy.Expr:
     r"""$E e^{-\theta W_i}=\sum_B\Phi(B)D^\theta_i(B)/\sum_B\Phi(B)D(B)$ with
     $D^\theta_i(B)=\frac1{r(B)+\theta[S_i\subseteq B]}\sum_{s\in B}D^\theta_i(B\setminus s)$
-    (note 4.4, one DP, no sum over orders)."""
+    (theory-subset-dp §4.4, one DP, no sum over orders)."""
     sets = _Sets(model)
     tilde = _idle_weight_tilde(sets)
     need = sets.sets[job_class]

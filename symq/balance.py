@@ -18,7 +18,7 @@ as they go), or into $\mathbb{Q}$ when the rates are numbers, so a residual is z
 the equation holds identically. Nothing is evaluated in floating point.
 
 :func:`verify` builds the process of a model and a discipline and returns a
-:class:`BalanceReport`; ``symq verify`` prints it (INTERFACE.md fixes the JSON fields).
+:class:`BalanceReport`; ``symq verify`` prints it (its JSON fields are listed in docs/json-schema.md).
 
 Examples
 --------
@@ -98,7 +98,7 @@ class BalanceReport:
         return list(dict.fromkeys(f.state for f in self.failures))
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON object of INTERFACE.md (``symq verify --json``)."""
+        """The JSON object listed in docs/json-schema.md (``symq verify --json``)."""
         return {"model": self.model, "discipline": self.discipline, "max_jobs": self.max_jobs,
                 "states_checked": self.states_checked,
                 "equations_checked": self.equations_checked,

@@ -1,6 +1,6 @@
 r"""Built-in models and TOML model files.
 
-Built-in names (symbolic rates ``lambda_<class>`` and ``mu_<server>``), as fixed by INTERFACE.md:
+Built-in names (symbolic rates ``lambda_<class>`` and ``mu_<server>``), as listed in docs/cli.md:
 
 ============== ==============================================================================
 ``n``          1 -> {1}, 2 -> {1, 2}
@@ -184,7 +184,7 @@ def takes_model(function: _F) -> _F:
 
 
 def load(path: str | Path) -> Model:
-    """Read a model from a TOML file (format in INTERFACE.md).
+    """Read a model from a TOML file (format in docs/howto-toml.md).
 
     Raises
     ------

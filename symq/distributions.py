@@ -9,7 +9,7 @@ probability $p$ ($p=1$: a plain exponential). This covers
   ([GR20]_ Cor 4.4);
 * the nested laws of Thm 4.5, 4.6, Cor 4.7, 4.8 (independent sums);
 * the unconditional queueing time of Thm 5.4 / Cor 5.6 read correctly, a mixture over the busy
-  servers (``notes/rais-and-aggregation.md`` 4.4).
+  servers (docs/theory-subset-dp.md §4.4).
 
 Everything is exact: the Laplace-Stieltjes transform, mean and variance are rational functions
 of the rates; the CDF and density come from the partial fractions of the LST (residues at the

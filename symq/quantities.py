@@ -1,6 +1,6 @@
 r"""Performance quantities by name, and their evaluation to exact values and decimals.
 
-The names are those of INTERFACE.md (``empty-probability``, ``normalizing-constant``, ...). Each
+The names are those of docs/cli.md (``empty-probability``, ``normalizing-constant``, ...). Each
 quantity is computed by a *handler* registered for a discipline; a handler returns either one
 sympy expression or a mapping ``{"total": expr, "per_class": {...}}`` / ``{"per_server": {...}}``.
 A handler may apply to some models only (say, the single fully flexible class of
@@ -299,8 +299,8 @@ def _register_builtin_handlers() -> None:
                  method=("nested: independent sum of exponentials (Thm 4.5, Cor 4.4)"
                          if discipline == "collaborative" else
                          "wait: mixture over ordered busy servers of hypoexponentials (Thm 5.4 "
-                         "corrected, note 4.4) plus Exp(mu) service (Cor 4.8)"
-                         + ("; routing: canonical (ALIS-averaged, note 1.3)"
+                         "corrected, theory-subset-dp §4.4) plus Exp(mu) service (Cor 4.8)"
+                         + ("; routing: canonical (ALIS-averaged, theory-subset-dp §1.3)"
                             if discipline == "rais" else "")))
     # every other graph and discipline: the tagged-job laws of symq.response_time
     from .response_time.quantities import register_handlers as register_response_time

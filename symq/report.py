@@ -83,7 +83,7 @@ class Section:
 
 
 def example_values(model: Model) -> dict[str, str]:
-    r"""Built-in example rates: the W example of INTERFACE.md for ``w``; otherwise every server
+    r"""Built-in example rates: the W example of docs/quantities.md for ``w``; otherwise every server
     rate 1 and every class rate $1/(2J)$, which is stable for every graph ($\lambda(A) \le 1/2$)."""
     names = {s.name for s in model.symbols}
     if model.name == "w" and names == {"lambda_1", "lambda_2", "lambda_3", "mu_1", "mu_2"}:

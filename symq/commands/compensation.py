@@ -1,4 +1,4 @@
-r"""``symq compensation jsq|asymmetric|sed``: stationary law of two-queue routing (INTERFACE.md).
+r"""``symq compensation jsq|asymmetric|sed``: stationary law of two-queue routing (docs/compensation.md).
 
 Examples
 --------

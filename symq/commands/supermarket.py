@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     model = base.substitute(values) if values else base
     decomposition = decompose(model, parse_weight_settings(args.weights))
     if decomposition.policy is not None:
-        certify_decomposition(decomposition)  # a second route to every printed number (note 3.5)
+        certify_decomposition(decomposition)  # a second route to every printed number (docs/theory-supermarket.md §3.5)
     label = model.name or str(args.model)
     if args.format == "json":
         emit_json(_json(decomposition, label, values, args.digits))

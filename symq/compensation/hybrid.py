@@ -10,15 +10,15 @@ Note §1 steps 5-7, §3.10, §4.10, §5, §6.
 * **Rule for $N_0$.** The series converges at a state at distance $t$ from the origin with a
   per-level contraction $\theta(t)$ that falls like $r^{t/s}$, where $r$ is the larger of the
   asymptotic ratios $r_U=x_-/x_+$ ($\lambda x^2-\sigma x+\mu_1=0$) and $r_L=(\xi_-/\xi_+)^s$
-  ($\mu_2\xi^2-\sigma\xi+\lambda=0$) of note §3.9 and §4.10. Every ring state has distance $sN_0$, so we
+  ($\mu_2\xi^2-\sigma\xi+\lambda=0$) of §3.9 and §4.10. Every ring state has distance $sN_0$, so we
   take $N_0=\lceil\log\theta^*/\log r\rceil+2$ for a target contraction $\theta^*$ (default: a few levels
   for the requested digits). The series is then used only where it converges fast, whatever the
-  model, including the cases where the pure series diverges at the origin (note §3.9, §4.10).
+  model, including the cases where the pure series diverges at the origin (§3.9, §4.10).
 * **Normalisation and means** from the box mass plus the closed-form tail sums of
   :mod:`symq.compensation.sums`.
-* **Truncation error** (note §6, a posteriori). With $E_L$ a reported quantity after $L$ levels,
+* **Truncation error** (§6, a posteriori). With $E_L$ a reported quantity after $L$ levels,
   $\hat\theta=|E_L-E_{L-1}|/|E_{L-1}-E_{L-2}|$ and the bound
-  $10\,|E_L-E_{L-1}|\,\hat\theta/(1-\hat\theta)$ (a factor 10 of safety over the note's estimate,
+  $10\,|E_L-E_{L-1}|\,\hat\theta/(1-\hat\theta)$ (a factor 10 of safety over the estimate of §6,
   which was within 10% of the true error in every measured case), plus the pruning and rounding
   allowances. Levels are added until the bound is below $10^{-(D+2)}$ relative.
 """
@@ -45,7 +45,7 @@ SAFETY = 10
 
 
 def asymptotic_ratio(model: RoutingModel) -> float:
-    r"""$r=\max(r_U, r_L)$, the per-unit-of-$N_0$ decay of the ring contraction (note §3.9, §4.10)."""
+    r"""$r=\max(r_U, r_L)$, the per-unit-of-$N_0$ decay of the ring contraction (§3.9, §4.10)."""
     lam = float(model.arrival_rate)
     mu1, mu2 = (float(m) for m in model.service_rates)
     sigma = lam + mu1 + mu2
@@ -215,7 +215,7 @@ def solve(model: RoutingModel, digits: int = 30, levels: int | None = None, box:
     states : iterable of (q1, q2)
         States whose probabilities are reported.
     prune : bool
-        Prune terms below $10^{-(D+6)}$ of the level-0 size at the ring (note §6).
+        Prune terms below $10^{-(D+6)}$ of the level-0 size at the ring (§6).
 
     Returns
     -------

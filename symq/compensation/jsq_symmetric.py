@@ -1,4 +1,4 @@
-r"""The closed-form chain of Adan, Wessels and Zijm for symmetric JSQ (note §2, [AWZ90]_).
+r"""The closed-form chain of Adan, Wessels and Zijm for symmetric JSQ (§2, [AWZ90]_).
 
 An independent route for the symmetric case: a single chain of $(\alpha_i,\beta_i)$ with rational
 recursions and closed-form coefficients, in the lumped coordinates $m=\min(q_1,q_2)$,
@@ -8,7 +8,7 @@ $\alpha_0=\rho^2$, $\beta_0=\rho^2/(2+\rho)$, $\alpha_{i+1}=2\rho\beta_i^2/\alph
 $\beta_{i+1}=\alpha_{i+1}^2/((\alpha_{i+1}+2\rho)\beta_i)$,
 $c_{2i+1}=-c_{2i}V(\alpha_i,\beta_i)/V(\alpha_{i+1},\beta_i)$,
 $c_{2i+2}=-c_{2i+1}H(\alpha_{i+1},\beta_i)/H(\alpha_{i+1},\beta_{i+1})$, $c_0=1$, and
-$C=4(2-\rho)(1-\rho^2)/(\rho(2+\rho))$. The pure series converges at every state (note §2), but only
+$C=4(2-\rho)(1-\rho^2)/(\rho(2+\rho))$. The pure series converges at every state (§2), but only
 by the factor 0.38 ($\rho=\frac12$) or 0.20 ($\rho=0.9$) per level at $(0,0)$ and $(0,1)$.
 
 Every $\alpha_i,\beta_i,c_i$ is rational for rational $\rho$; the chain is evaluated in mpmath at the
@@ -54,7 +54,7 @@ def _constant(rho: Fraction):
 
 
 def symmetric_probability(rho: Fraction, state, levels: int):
-    r"""$P(q_1,q_2)$ from the pure chain truncated after ``levels`` levels (note §2)."""
+    r"""$P(q_1,q_2)$ from the pure chain truncated after ``levels`` levels (§2)."""
     r = mpmath.mpf(rho.numerator) / rho.denominator
     terms = symmetric_chain(rho, levels)
     const = _constant(rho)
@@ -72,7 +72,7 @@ def symmetric_probability(rho: Fraction, state, levels: int):
 
 
 def symmetric_mean_number(rho: Fraction, levels: int):
-    r"""$E[q_1+q_2]$ from the closed-form sums of note §2."""
+    r"""$E[q_1+q_2]$ from the closed-form sums of §2."""
     r = mpmath.mpf(rho.numerator) / rho.denominator
     const = _constant(rho)
     total = 0

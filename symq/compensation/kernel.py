@@ -1,7 +1,7 @@
 r"""Kernel equations: symbolic derivation and numerical roots with the selection rule.
 
 A product form $a^{q_1}b^{q_2}$ solves the inner (interior) balance equations of a region iff $(a,b)$
-lies on that region's kernel (note §1, §3.3, §4.3):
+lies on that region's kernel (§1, §3.3, §4.3):
 
 * upper region (arrivals join queue 1): $\lambda/a+\mu_1a+\mu_2b=\sigma$;
 * lower region (arrivals join queue 2): $\mu_1a+\lambda/b+\mu_2b=\sigma$;
@@ -13,10 +13,10 @@ $$K_U(\alpha,b)=\lambda b^{2s}+\mu_2\alpha b^{s+1}-\sigma\alpha b^s+\mu_1\alpha^
 K_L(\alpha,b)=\mu_2b^{s+1}-\sigma b^s+\lambda b^{s-1}+\mu_1\alpha .$$
 
 For $s=1$, $K_U$ is the JSQ kernel $\mu_1\alpha^2+\mu_2\alpha\beta^2+\lambda\beta^2-\sigma\alpha\beta$ of
-note §3.3 with $\beta=b$; for SED it is note §4.3 with $b=\omega$ and $b=\xi$. :func:`product_form_kernels`
+§3.3 with $\beta=b$; for SED it is §4.3 with $b=\omega$ and $b=\xi$. :func:`product_form_kernels`
 derives both from the balance equations of :mod:`symq.compensation.models` rather than quoting them.
 
-Root selection (note §3.3, §4.3, proved there by Rouché's theorem): for $0<|\alpha|<1$,
+Root selection (§3.3, §4.3, proved there by Rouché's theorem): for $0<|\alpha|<1$,
 
 * exactly $s$ roots of $K_U(\alpha,\cdot)$ have $|b|^s<|\alpha|$ (horizontal step, upper);
 * exactly one root of $K_L(\alpha,\cdot)$ has $|b|>1$ (horizontal step, lower).
@@ -125,10 +125,10 @@ def _approximate_roots(coeffs):
 
 
 def upper_roots(alpha, s, lam, mu1, mu2):
-    r"""The $s$ roots $b$ of $K_U(\alpha,b)=0$ with $|b|^s<|\alpha|$ (note §3.3, §4.3).
+    r"""The $s$ roots $b$ of $K_U(\alpha,b)=0$ with $|b|^s<|\alpha|$ (§3.3, §4.3).
 
     Uses the scaled variable $b=\alpha^{1/s}z$, in which the roots wanted are those of
-    $\lambda z^{2s}+\mu_2\alpha^{1/s}z^{s+1}-\sigma z^s+\mu_1=0$ with $|z|<1$ (note §4.3 and §7 item 4).
+    $\lambda z^{2s}+\mu_2\alpha^{1/s}z^{s+1}-\sigma z^s+\mu_1=0$ with $|z|<1$ (§4.3 and §7 item 4).
     For $s=1$ the root is the closed form $b=2\mu_1\alpha/(\sigma+\sqrt{\sigma^2-4\mu_1(\lambda+\mu_2\alpha)})$.
 
     Raises
@@ -161,7 +161,7 @@ def upper_roots(alpha, s, lam, mu1, mu2):
 
 
 def lower_root(alpha, s, lam, mu1, mu2):
-    r"""The root $b$ of $K_L(\alpha,b)=0$ with $|b|>1$ (note §3.3, §4.3).
+    r"""The root $b$ of $K_L(\alpha,b)=0$ with $|b|>1$ (§3.3, §4.3).
 
     For $s=1$: $b=(\sigma+\sqrt{\sigma^2-4\mu_2(\lambda+\mu_1\alpha)})/(2\mu_2)$.
 

@@ -2,7 +2,7 @@ r"""Two-queue routing models and their transitions, built from the verbal model.
 
 Three models share one description: Poisson arrivals of rate $\lambda$, two exponential servers of
 rates $\mu_1$ and $\mu_2$, each with its own queue, and an arrival that compares $s(q_1+1)$ with
-$q_2+1$ (compensation note ``notes/compensation.md`` §1 and §4.1):
+$q_2+1$ (docs/theory-compensation.md §1 and §4.1):
 
 * it joins queue 1 if $s(q_1+1) < q_2+1$, queue 2 if $s(q_1+1) > q_2+1$;
 * on a tie it joins queue 1 with probability $q$ and queue 2 with probability $1-q$.
@@ -161,14 +161,14 @@ def symmetric_jsq(rho: Any) -> RoutingModel:
 
 
 def asymmetric_jsq(arrival_rate: Any, mu1: Any, mu2: Any, q: Any = "1/2") -> RoutingModel:
-    r"""Asymmetric JSQ: server rates $\mu_1,\mu_2$, ties to queue 1 with probability $q$ (note §3)."""
+    r"""Asymmetric JSQ: server rates $\mu_1,\mu_2$, ties to queue 1 with probability $q$ (§3)."""
     return RoutingModel("asymmetric", exact_fraction(arrival_rate, "lambda"),
                         (exact_fraction(mu1, "mu_1"), exact_fraction(mu2, "mu_2")), 1,
                         exact_fraction(q, "q"))
 
 
 def sed(s: Any, q: Any, rho: Any) -> RoutingModel:
-    r"""SED routing with server rates 1 and $s$, arrival rate $\lambda=\rho(1+s)$ (note §4)."""
+    r"""SED routing with server rates 1 and $s$, arrival rate $\lambda=\rho(1+s)$ (§4)."""
     s_int = _positive_integer(s)
     rho = exact_fraction(rho, "rho")
     _check_load(rho)
@@ -200,7 +200,7 @@ def _positive_integer(s: Any) -> int:
 def region(state: tuple[int, int], s: int) -> str:
     r"""``"upper"`` ($j>q_1$), ``"lower"`` ($j<q_1$) or ``"boundary"`` ($j=q_1$), $j=\lfloor q_2/s\rfloor$.
 
-    In the upper region every arrival joins queue 1, in the lower region queue 2 (note §1).
+    In the upper region every arrival joins queue 1, in the lower region queue 2 (§1).
     """
     q1, q2 = state
     j = q2 // s
@@ -263,7 +263,7 @@ def balance_equations(s: int = 1) -> dict[str, sympy.Eq]:
     probability ``q``, at one representative state per kind, and written with relative offsets, e.g.
     the upper interior gives
     $(\lambda+\mu_1+\mu_2)p(q_1,q_2)=\lambda p(q_1-1,q_2)+\mu_1p(q_1+1,q_2)+\mu_2p(q_1,q_2+1)$.
-    These are note §3.2 (JSQ) and §4.2 (SED) in the original coordinates.
+    These are §3.2 (JSQ) and §4.2 (SED) in the original coordinates.
 
     Parameters
     ----------

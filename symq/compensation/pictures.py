@@ -16,7 +16,7 @@ the drawing itself is :mod:`symq.pictures.compensation`.
 *Levels needed*: the smallest $L$ such that the pure series (no box), truncated after level $L$ and
 scaled by the hybrid's normalising constant, is within relative $10^{-6}$ of the accurate
 probability, up to ``max_levels``; states where that does not happen (slow or divergent series near
-the origin, note §3.9, §4.10) are marked with ``max_levels + 1``. The pictures show the lines
+the origin, §3.9, §4.10) are marked with ``max_levels + 1``. The pictures show the lines
 $s(q_1+1)=q_2+1$ (equal expected delays) and $sq_1=q_2$ between which the mass concentrates.
 """
 

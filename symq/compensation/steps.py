@@ -3,20 +3,20 @@ r"""The compensation steps: initial solution, vertical step, horizontal step.
 A *term* is a product form $c\,a^{q_1}b^{q_2}$ restricted to the upper or the lower region, with
 $(a,b)$ on that region's kernel (:mod:`symq.compensation.kernel`). A *group* is the set of terms that
 share $\alpha=ab^s$, together with the boundary values $h_r\alpha^{q_1}$ on the boundary states
-$(q_1, sq_1+r)$ (note §1, §3.6, §4.4).
+$(q_1, sq_1+r)$ (§1, §3.6, §4.4).
 
 The boundary equations are not transcribed from a table: each step evaluates the global-balance
 equations of :func:`symq.compensation.models.incoming` at a few reference states, term by term. This
-is the same system as note §3.6 (JSQ, 3 unknowns) and §4.4 (SED, $2s+1$ unknowns):
+is the same system as §3.6 (JSQ, 3 unknowns) and §4.4 (SED, $2s+1$ unknowns):
 
-* **horizontal step** (HS, note §1 step 3, §3.6, §4.7): at the reference level $m_0$, the $s$ boundary
+* **horizontal step** (HS, §1 step 3, §3.6, §4.7): at the reference level $m_0$, the $s$ boundary
   states $(m_0, sm_0+r)$, the $s$ upper states $(m_0, s(m_0+1)+r)$ next to the boundary and the lower
   state $(m_0+1, sm_0+s-1)$; the unknowns are $h_0..h_{s-1}$, the coefficients of the $s$ new upper
   terms and of the new lower term. Every value is taken relative to $\alpha^{m_0}$, so only small
   powers occur.
-* **initial solution** (note §3.4, §4.5): the same matrix with no known term is singular at
+* **initial solution** (§3.4, §4.5): the same matrix with no known term is singular at
   $\alpha_0=\rho^{s+1}$; set $h_{s-1}=1$, solve all rows but the lower one, and check that one.
-* **vertical step** (VS, note §3.5, §4.6): an upper term keeps $b$ and takes
+* **vertical step** (VS, §3.5, §4.6): an upper term keeps $b$ and takes
   $\alpha'=\lambda b^{2s}/(\mu_1\alpha)$; a lower term keeps $a$ and takes $b'=\lambda/(\mu_2 b)$. The new
   coefficient makes the pair satisfy the balance equation at a state on the vertical boundary
   ($q_1=0$ for upper terms, $q_2=0$ for lower terms).
@@ -160,7 +160,7 @@ class NumericModel:
                 for st in self.hs_stencils]
 
     def horizontal_step(self, alpha, known, level):
-        """Compensate the known terms on the horizontal boundary (note §3.6, §4.4)."""
+        """Compensate the known terms on the horizontal boundary (§3.6, §4.4)."""
         new = self.new_terms(alpha, level)
         matrix = self.hs_matrix(alpha, new)
         rhs = self.hs_rhs(known)
@@ -171,7 +171,7 @@ class NumericModel:
         return Group(alpha, level, list(known), new, list(x[:s]))
 
     def initial_group(self):
-        r"""The level-0 group at $\alpha_0=\rho^{s+1}$ with $h_{s-1}=1$ (note §3.4, §4.5).
+        r"""The level-0 group at $\alpha_0=\rho^{s+1}$ with $h_{s-1}=1$ (§3.4, §4.5).
 
         Raises
         ------
@@ -200,7 +200,7 @@ class NumericModel:
 
     # ------------------------------------------------------------------ vertical step
     def vertical_step(self, term):
-        """The partner of ``term`` that restores the vertical boundary (note §3.5, §4.6)."""
+        """The partner of ``term`` that restores the vertical boundary (§3.5, §4.6)."""
         s = self.s
         if term.kind == "upper":
             b = term.b
@@ -238,7 +238,7 @@ class NumericModel:
 
 
 def _graded_solve(matrix, rhs, alpha):
-    """Solve a small graded system: equilibrate rows and columns, add guard digits (note §4.7)."""
+    """Solve a small graded system: equilibrate rows and columns, add guard digits (§4.7)."""
     n = len(matrix)
     extra = 10 + max(0, int(-mpmath.log10(abs(alpha)))) if alpha != 0 else 10
     with mpmath.extradps(extra):

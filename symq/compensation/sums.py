@@ -1,4 +1,4 @@
-r"""Closed-form sums of a compensation term outside the near-origin box (note §5).
+r"""Closed-form sums of a compensation term outside the near-origin box (§5).
 
 The box is $\mathcal B=\{q_1<N_0,\ q_2<sN_0\}$. With $G_0(x)=\sum_{j\ge N_0}x^j=x^{N_0}/(1-x)$ and
 $G_1(x)=\sum_{j\ge N_0}jx^j=x^{N_0}(N_0-(N_0-1)x)/(1-x)^2$, a term contributes to

@@ -98,7 +98,7 @@ def balance_residuals(queue: UninformedQueue,
 
     Notes
     -----
-    Running time: $2^n + $ ``max_queue`` states with $O(n)$ transitions each.
+    Running time: $2^n$ + ``max_queue`` states with $O(n)$ transitions each.
 
     Examples
     --------

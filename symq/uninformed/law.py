@@ -247,7 +247,7 @@ def stationary_law(queue: UninformedQueue, max_queue: int = 0) -> dict[State, sy
 
     Notes
     -----
-    Running time: $2^n + $ ``max_queue`` states, $O(n)$ each.
+    Running time: $2^n$ + ``max_queue`` states, $O(n)$ each.
 
     Examples
     --------

@@ -1,0 +1,78 @@
+"""MkDocs hooks of the symq docs site (named in mkdocs.yml; not a page).
+
+* ``on_page_content``: the API reference renders numpy-style docstrings written with a few
+  reStructuredText habits; turn them into what a reader expects: Sphinx roles
+  (``:func:`x```) become code, ``.. math::`` paragraphs become display math, and citation keys
+  ``[GR20]_`` (in docstrings and pages alike) become links to the bibliography page.
+* ``on_post_build``: copy MathJax into the built site (``site/mathjax/``) from an installed
+  package, so that math renders without a network: the pip package ``jupyter-server-mathjax``
+  (in the ``docs`` and ``test`` extras), else Debian's ``libjs-mathjax``.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import shutil
+
+_ROLE = re.compile(r":(?:py:)?(?:func|mod|class|meth|attr|data|exc|obj|const|ref|term|doc):"
+                   r"(<code>[^<]*</code>)")
+_ROLE_RAW = re.compile(r":(?:py:)?(?:func|mod|class|meth|attr|data|exc|obj|const|ref|term|doc):"
+                       r"`~?([^`]+)`")
+_MATH = re.compile(r"<p>\.\. math::\s*(.*?)</p>", re.S)
+_CITE = re.compile(r"\[([A-Z][A-Za-z]*[0-9]*[a-z]?(?:\+[0-9]+)?)\]_")
+_REF_DEF = re.compile(r"<p>\.\. \[([A-Z][A-Za-z0-9+]*)\]\s*(.*?)</p>", re.S)
+
+
+def _cite(match: re.Match, page_url: str) -> str:
+    key = match.group(1)
+    depth = page_url.count("/") if page_url else 0
+    prefix = "../" * depth
+    return f'<a class="citation" href="{prefix}bibliography/#{key.lower()}">[{key}]</a>'
+
+
+def on_page_content(html_text: str, page, config, files) -> str:
+    """Clean reStructuredText habits out of a rendered page (see the module docstring)."""
+    text = _ROLE.sub(r"\1", html_text)
+    text = _ROLE_RAW.sub(lambda m: f"<code>{m.group(1).lstrip('~')}</code>", text)
+
+    def display(match: re.Match) -> str:
+        body = match.group(1).strip()
+        return f'<div class="arithmatex">\\[{body}\\]</div>'
+
+    text = _MATH.sub(display, text)
+    text = _REF_DEF.sub(lambda m: f'<p>[{m.group(1)}] {m.group(2)} (see the '
+                                  f'<a href="{"../" * page.url.count("/")}bibliography/#'
+                                  f'{m.group(1).lower()}">bibliography</a>)</p>', text)
+    # citation keys, outside code and pre blocks
+    parts = re.split(r"(<pre.*?</pre>|<code>.*?</code>)", text, flags=re.S)
+    for k in range(0, len(parts), 2):
+        parts[k] = _CITE.sub(lambda m: _cite(m, page.url), parts[k])
+    return "".join(parts)
+
+
+def _mathjax_source() -> str | None:
+    try:
+        import jupyter_server_mathjax
+        path = os.path.join(os.path.dirname(jupyter_server_mathjax.__file__), "static")
+        if os.path.isfile(os.path.join(path, "MathJax.js")):
+            return path
+    except ImportError:
+        pass
+    debian = "/usr/share/javascript/mathjax"
+    return debian if os.path.isfile(os.path.join(debian, "MathJax.js")) else None
+
+
+def on_post_build(config) -> None:
+    """Copy MathJax into the built site (see the module docstring)."""
+    source = _mathjax_source()
+    if source is None:
+        raise RuntimeError("MathJax not found: pip install jupyter-server-mathjax (in the docs "
+                           "extra of symq) or apt-get install libjs-mathjax")
+    target = os.path.join(config["site_dir"], "mathjax")
+    if os.path.isdir(target):
+        shutil.rmtree(target)
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("*.md"))
+    with open(os.path.join(target, "SOURCE.txt"), "w", encoding="utf-8") as handle:
+        handle.write(f"MathJax copied from {html.escape(source)} (Apache License 2.0)\n")
