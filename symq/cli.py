@@ -17,8 +17,9 @@ import sympy
 
 from . import commands
 from .catalog import BUILTIN_DESCRIPTIONS
-from .commands.common import (CommandParser, add_format_arguments, add_set_argument, emit_json,
-                              model_with_values, parse_settings, run_handler)
+from .commands.common import (CommandParser, add_format_arguments, add_limit_arguments,
+                              add_set_argument, emit_json, model_with_values, parse_settings,
+                              run_handler)
 from .errors import ModelError
 from .model import Model
 from .nested import is_nested, nesting_tree
@@ -131,20 +132,48 @@ def _shape(result: Any, leaf) -> Any:
     return leaf(result)
 
 
+def _check_work(args: argparse.Namespace, model: Model) -> None:
+    """Refuse a subset DP past its limit (symq.limits) before it starts."""
+    from .limits import check_subset_dp
+    check_subset_dp(model, args.discipline, f"{args.command} {args.model} {args.quantity}"
+                    + (f" --discipline {args.discipline}" if args.discipline != "collaborative"
+                       else ""), args)
+
+
+def _evaluated_json(full: bool):
+    """The JSON of an :class:`Evaluated`; an exact rational past the digit limit as its digit
+    counts ``exact_digits: [numerator, denominator]`` unless ``full`` (``--full-exact``)."""
+    from .numeric import EXACT_DIGITS, digit_count, exact_string
+
+    def leaf(value: Evaluated) -> dict[str, Any]:
+        data: dict[str, Any] = {"value": value.value} if value.value else {}
+        exact = value.exact
+        if exact is None:
+            return data
+        if not full and exact.is_Rational and \
+                max(digit_count(exact.p), digit_count(exact.q)) > EXACT_DIGITS:
+            return {"exact_digits": [digit_count(exact.p), digit_count(exact.q)], **data}
+        return {"exact": exact_string(exact, full=True), **data}
+    return leaf
+
+
 def _run_derive(args: argparse.Namespace) -> int:
     _, model, values = model_with_values(args)
     _, method = handler_for(model, args.quantity, args.discipline)
+    _check_work(args, model)
     from .progress import busy
     with busy(f"derive {args.quantity}"):  # on a terminal: 'working, 0:05 elapsed'
         result = derive(model, args.quantity, args.discipline)
-    if args.format == "json":
-        emit_json({"model": _label(args, model), "quantity": args.quantity,
-                   "discipline": args.discipline, "method": method, "parameters": values,
-                   "result": _shape(result, _expr_json)})
-        return 0
-    for label, expr in flatten_result(result):
-        text = sympy.latex(expr) if args.format == "latex" else str(expr)
-        print(f"{label}: {text}" if label else text)
+    from .numeric import full_int_strings
+    with full_int_strings():  # a formula is printed in full, however long its numbers
+        if args.format == "json":
+            emit_json({"model": _label(args, model), "quantity": args.quantity,
+                       "discipline": args.discipline, "method": method, "parameters": values,
+                       "result": _shape(result, _expr_json)})
+            return 0
+        for label, expr in flatten_result(result):
+            text = sympy.latex(expr) if args.format == "latex" else str(expr)
+            print(f"{label}: {text}" if label else text)
     return 0
 
 
@@ -154,6 +183,7 @@ def _run_evaluate(args: argparse.Namespace) -> int:
         missing = ", ".join(sorted(s.name for s in model.symbols))
         raise ModelError(f"evaluate needs a value for every symbol; missing: {missing} "
                          "(give each with --set NAME=VALUE)")
+    _check_work(args, model)
     from .response_time.quantities import evaluate_request
     result = evaluate_request(model, args.quantity, args.discipline, args.digits,
                               time=args.time, percentile=args.percentile)
@@ -162,17 +192,20 @@ def _run_evaluate(args: argparse.Namespace) -> int:
     if args.format == "json":
         emit_json({"model": _label(args, model), "quantity": args.quantity,
                    "discipline": args.discipline, "parameters": values, "digits": args.digits,
-                   "result": _shape(result, Evaluated.as_json)})
+                   "result": _shape(result, _evaluated_json(args.full_exact))})
         return 0
+    from .numeric import exact_string
     for label, value in flatten_result(result):
         exact = value.exact
+        latex = args.format == "latex"
         if not value.value:  # a function of theta or t (an LST, a CDF): exact only
-            shown = sympy.latex(exact) if args.format == "latex" else str(exact)
-        elif args.format == "latex":
-            shown = f"{sympy.latex(exact)} \\approx {value.value}" if exact is not None else value.value
+            shown = exact_string(exact, full=True, latex=latex)
+        elif latex:
+            shown = (f"{exact_string(exact, args.full_exact, latex=True)} \\approx {value.value}"
+                     if exact is not None else value.value)
         else:
-            shown = f"{exact} = {value.value}" if exact is not None and not exact.is_Integer \
-                else value.value
+            shown = f"{exact_string(exact, args.full_exact)} = {value.value}" \
+                if exact is not None and not exact.is_Integer else value.value
         print(f"{label}: {shown}" if label else shown)
     return 0
 
@@ -204,8 +237,24 @@ class _VersionAction(argparse.Action):
         parser.exit(0)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser, with the discovered subcommands of :mod:`symq.commands`."""
+_CORE_COMMANDS = ("list", "show", "derive", "evaluate")
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand named on the command line (the first word not starting with '-')."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser, with the discovered subcommands of :mod:`symq.commands`.
+
+    With ``command`` one of the core commands (list, show, derive, evaluate) no module of
+    :mod:`symq.commands` is imported (start-up time); with the name of a module there, only that
+    module; otherwise (``None``, ``--help``, an unknown word) all of them.
+    """
     parser = CommandParser(prog="symq", description="Exact, symbolic queueing theory "
                                      "for FCFS models with compatibility graphs.")
     parser.add_argument("--version", action=_VersionAction)
@@ -239,11 +288,20 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--percentile", metavar="P",
                            help="with response-time or waiting-time: the P-th percentile per "
                                 "class, 0 < P < 100")
+            p.add_argument("--full-exact", action="store_true",
+                           help="print exact rationals in full even beyond 4300 digits (default: "
+                                "their digit counts; the decimal value is always printed)")
+        add_limit_arguments(p, "subset-DP steps")
         add_format_arguments(p)
         p.set_defaults(handler=handler)
 
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+    names = sorted(info.name for info in pkgutil.iter_modules(commands.__path__))
+    if command in _CORE_COMMANDS:
+        names = []
+    elif command in names:
+        names = [command]
+    for name in names:
+        module = importlib.import_module(f"{commands.__name__}.{name}")
         if hasattr(module, "register"):  # helper modules such as commands.common register nothing
             module.register(sub)
     return parser
@@ -251,7 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (2 for bad input)."""
-    parser = build_parser()
+    parser = build_parser(_command_of(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:

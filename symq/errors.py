@@ -5,7 +5,7 @@ The command line turns a :class:`SymqError` into one line on stderr and exit sta
 """
 
 __all__ = ["SymqError", "ModelError", "UnstableModelError", "UnknownModelError",
-           "UnsupportedError", "VerificationError"]
+           "UnsupportedError", "VerificationError", "TooLargeError"]
 
 
 class SymqError(Exception):
@@ -30,3 +30,10 @@ class UnsupportedError(SymqError, ValueError):
 
 class VerificationError(SymqError):
     """A derived formula failed its check against an independent route."""
+
+
+class TooLargeError(SymqError, ValueError):
+    """An input whose estimated work or size is past a limit of :mod:`symq.limits`.
+
+    The message says what is too large, the estimate, the limit and the option that raises it.
+    """

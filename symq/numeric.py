@@ -17,7 +17,10 @@ Examples
 
 from __future__ import annotations
 
+import sys
+from contextlib import contextmanager
 from fractions import Fraction
+from typing import Iterator
 
 import mpmath
 import sympy
@@ -25,7 +28,79 @@ import sympy
 from .errors import ModelError
 from .expressions import as_expression
 
-__all__ = ["decimal_string", "round_fraction"]
+__all__ = ["decimal_string", "round_fraction", "digit_count", "full_int_strings", "exact_string",
+           "EXACT_DIGITS"]
+
+#: an exact rational whose numerator or denominator has more digits is summarised by
+#: :func:`exact_string` unless the caller asks for it in full (``evaluate --full-exact``)
+EXACT_DIGITS = 4300
+
+
+def digit_count(n: int) -> int:
+    """The number of decimal digits of ``abs(n)`` (1 for 0), without converting it to a string.
+
+    Examples
+    --------
+    >>> digit_count(0), digit_count(-999), digit_count(10**5000)
+    (1, 3, 5001)
+
+    Running time: one power of ten of the size of ``n``.
+    """
+    n = abs(int(n))
+    if n < 10:
+        return 1
+    digits = (n.bit_length() - 1) * 301029995 // 10**9 + 1  # a lower bound (log10 2 > 0.301029995)
+    power = 10 ** digits
+    while n >= power:
+        digits += 1
+        power *= 10
+    return digits
+
+
+@contextmanager
+def full_int_strings() -> Iterator[None]:
+    """Within the block, integers of any size convert to decimal strings.
+
+    Python refuses ``str(n)`` beyond 4300 digits (a guard against quadratic-time conversion of
+    untrusted input); symq converts its own exact results, whose size the work limits of
+    :mod:`symq.limits` bound, so it lifts the guard here only, and restores it afterwards.
+
+    Examples
+    --------
+    >>> with full_int_strings():
+    ...     len(str(10**5000))
+    5001
+    """
+    getter = getattr(sys, "get_int_max_str_digits", None)
+    if getter is None:  # Python without the guard
+        yield
+        return
+    before = getter()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(before)
+
+
+def exact_string(value: sympy.Expr, full: bool = False, max_digits: int = EXACT_DIGITS,
+                 latex: bool = False) -> str:
+    """``str(value)`` (or its LaTeX), or for a rational with more than ``max_digits`` digits in
+    its numerator or denominator, a summary with the digit counts (unless ``full``).
+
+    Examples
+    --------
+    >>> exact_string(sympy.Rational(21, 65))
+    '21/65'
+    >>> exact_string(sympy.Rational(10**5000 + 1, 3))
+    'exact rational with 5001/1 digits (numerator/denominator; --full-exact prints it)'
+    """
+    value = sympy.sympify(value)
+    if not full and value.is_Rational and max(digit_count(value.p), digit_count(value.q)) > max_digits:
+        return (f"exact rational with {digit_count(value.p)}/{digit_count(value.q)} digits "
+                "(numerator/denominator; --full-exact prints it)")
+    with full_int_strings():
+        return sympy.latex(value) if latex else str(value)
 
 
 def round_fraction(value: Fraction, digits: int) -> str:
@@ -34,8 +109,8 @@ def round_fraction(value: Fraction, digits: int) -> str:
         return "0." + "0" * (digits - 1) if digits > 1 else "0"
     sign = "-" if value < 0 else ""
     value = abs(value)
-    exponent = len(str(value.numerator // value.denominator)) - 1 if value >= 1 else \
-        -len(str(value.denominator // value.numerator))  # first guess of floor(log10(value))
+    exponent = digit_count(value.numerator // value.denominator) - 1 if value >= 1 else \
+        -digit_count(value.denominator // value.numerator)  # first guess of floor(log10(value))
     while Fraction(10) ** exponent > value:
         exponent -= 1
     while Fraction(10) ** (exponent + 1) <= value:
@@ -45,7 +120,8 @@ def round_fraction(value: Fraction, digits: int) -> str:
     if integer >= 10 ** digits:  # rounding carried into a new digit
         integer //= 10
         exponent += 1
-    text = str(integer)
+    with full_int_strings():
+        text = str(integer)
     return sign + _place_point(text, exponent)
 
 

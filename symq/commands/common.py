@@ -16,8 +16,9 @@ from typing import Any, Callable, Sequence
 from ..errors import ModelError, SymqError
 from ..rates import parse_rate
 
-__all__ = ["add_format_arguments", "add_set_argument", "parse_settings", "emit_json",
-           "model_with_values", "CommandParser", "run_handler"]
+__all__ = ["add_format_arguments", "add_set_argument", "add_limit_arguments", "parse_settings",
+           "emit_json", "model_with_values", "CommandParser", "run_handler", "whole_number",
+           "check_output_path", "write_text"]
 
 
 def add_format_arguments(parser: argparse.ArgumentParser) -> None:
@@ -124,3 +125,62 @@ def run_handler(handler: Callable[[argparse.Namespace], Any], args: argparse.Nam
         import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser, unit: str) -> None:
+    """``--max-work N`` and ``--no-limits``: raise or lift the size limits of :mod:`symq.limits`.
+
+    ``unit`` says what N counts for this command (its limit in docs/security.md).
+    """
+    parser.add_argument("--max-work", type=_whole("--max-work"), default=None, metavar="N",
+                        help=f"refuse only past N {unit} (default: the documented limit; "
+                             "see docs/security.md)")
+    parser.add_argument("--no-limits", action="store_true",
+                        help="no size limits: go ahead however long the estimate")
+
+
+def _whole(option: str, low: int = 1, high: int | None = None):
+    """An argparse type: a whole number from ``low`` to ``high``, one-line error otherwise."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{option} {text!r} is not a whole number") from None
+        if value < low or (high is not None and value > high):
+            bounds = f"from {low} to {high}" if high is not None else f"{low} or more"
+            raise argparse.ArgumentTypeError(f"{option} must be {bounds}, not {value}")
+        return value
+    return parse
+
+
+whole_number = _whole
+
+
+def check_output_path(path: str, option: str = "--output") -> None:
+    """Refuse an output file that cannot be written, before any work is done.
+
+    Raises
+    ------
+    ModelError
+        The folder does not exist, is not a folder, or is not writable; the path is a folder.
+    """
+    import os
+
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    if os.path.isdir(path):
+        raise ModelError(f"{option} {path}: is a folder; give a file name")
+    if not os.path.isdir(folder):
+        raise ModelError(f"{option} {path}: the folder {folder} does not exist; create it first "
+                         "or write elsewhere")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise ModelError(f"{option} {path}: not writable here; write to a folder you can write")
+
+
+def write_text(path: str, text: str, option: str = "--output") -> None:
+    """Write ``text`` to ``path``; an operating-system error becomes one line (exit status 2)."""
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as error:
+        raise ModelError(f"{option} {path}: cannot write ({error.strerror or error}); "
+                         "write to a folder you can write") from None

@@ -1,0 +1,336 @@
+r"""Named size limits and cheap work estimates, so that no input makes symq run for hours or eat
+all memory without being asked to.
+
+Every limit below has a documented default, says what it counts, and names the command-line option
+that raises it (``--max-work N`` sets the limit of the command to N, ``--no-limits`` lifts them
+all). The command line estimates the work *before* it starts and refuses with a
+:class:`~symq.errors.TooLargeError` (one line, exit status 2) that gives the estimate; the Python
+API does not apply the work limits (call :func:`check` yourself), except the model-size limit of the
+built-in catalogue, which protects every caller.
+
+Examples
+--------
+>>> from symq import model
+>>> from symq.limits import LIMITS, subset_dp_steps
+>>> LIMITS["dp-steps"].default
+300000
+>>> subset_dp_steps(model("ring:3"), "collaborative")   # 5 unions of class server sets, 3 + 3 each
+30
+>>> check("states", 10**9, "verify w --max-jobs 50")
+Traceback (most recent call last):
+...
+symq.errors.TooLargeError: too large: verify w --max-jobs 50 needs about 1.0e+09 states with at most N+1 jobs (limit 50,000); pass --max-work 1000000000 to go ahead, or --no-limits
+
+Running time: every estimate here is cheap by design: at most about the limit in set operations on
+Python integers (:func:`count_unions` stops as soon as the count passes the limit).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from .errors import TooLargeError
+
+__all__ = ["Limit", "LIMITS", "TooLargeError", "check", "limit_value", "count_unions",
+           "subset_dp_steps", "estimate_states", "sweep_work", "compensation_box_states",
+           "elapsed_ticker"]
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One named limit: its default, what it counts, and the option that raises it."""
+
+    name: str
+    default: int
+    unit: str
+    counts: str
+    option: str
+
+
+LIMITS: dict[str, Limit] = {limit.name: limit for limit in (
+    Limit("dp-steps", 300_000, "subset-DP steps",
+          "`evaluate`, `derive`, `report` with numeric rates: server sets the subset DP visits "
+          "(unions of class server sets; all 2^M sets for alis and rais) times (classes + servers)",
+          "--max-work N, --no-limits"),
+    Limit("symbolic-dp-steps", 60, "symbolic subset-DP steps",
+          "the same count for symbolic rates (every step is rational-function algebra)",
+          "--max-work N, --no-limits"),
+    Limit("states", 50_000, "states with at most N+1 jobs",
+          "`verify --max-jobs N`, `report --verify-jobs N`: states of the Markov process that the "
+          "balance check enumerates (estimated from the growth of the first levels)",
+          "--max-work N, --no-limits"),
+    Limit("sweep-work", 10_000_000, "graph-enumeration steps",
+          "`sweep --classes J --servers M`: candidate class-to-server-set rows times M! "
+          "relabellings tried per candidate",
+          "--max-work N, --no-limits"),
+    Limit("compensation-digits", 1_000, "digits",
+          "`compensation --digits`: significant digits (the series needs about one level per few "
+          "digits, each level more terms)",
+          "--no-limits"),
+    Limit("compensation-box", 28_800, "box states",
+          "`compensation --box N0`: states s N0^2 of the near-origin box solved exactly "
+          "(N0 = 120 for s = 2)",
+          "--no-limits"),
+    Limit("model-classes", 100_000, "classes",
+          "built-in `redundancy:K:D`: its C(K, D) classes (one per D-subset of servers)",
+          "a smaller K or D (the limit is fixed)"),
+    Limit("digits", 10_000, "digits",
+          "`evaluate --digits`, `report --digits`: significant digits of a decimal value",
+          "fixed"),
+    Limit("exact-digits", 4_300, "digits",
+          "`evaluate`: an exact rational whose numerator or denominator has more digits is "
+          "summarised by its digit counts (the decimal value is printed in full)",
+          "--full-exact"),
+)}
+
+
+def limit_value(name: str, args: Any = None) -> int | None:
+    """The limit ``name`` for a command's parsed ``args`` (``None``: no limit).
+
+    ``args.no_limits`` lifts it, ``args.max_work`` replaces it; otherwise the default.
+
+    Examples
+    --------
+    >>> limit_value("states")
+    50000
+    """
+    if args is not None and getattr(args, "no_limits", False):
+        return None
+    given = getattr(args, "max_work", None) if args is not None else None
+    return int(given) if given is not None else LIMITS[name].default
+
+
+def _number(value: int) -> str:
+    return f"{value:,}" if value < 10**7 else f"{value:.1e}"
+
+
+def check(name: str, estimate: int, what: str, limit: int | None = -1,
+          remedy: str | None = None) -> None:
+    """Raise :class:`TooLargeError` when ``estimate`` is past the limit ``name``.
+
+    Parameters
+    ----------
+    name : a key of :data:`LIMITS`
+    estimate : the estimated count (in the limit's unit)
+    what : the input, as the user wrote it (``"verify w --max-jobs 50"``)
+    limit : the limit to apply; ``-1`` (default) for the documented default, ``None`` for none
+    remedy : what to do instead of the default advice (``--max-work N`` or ``--no-limits``)
+
+    Raises
+    ------
+    TooLargeError
+        One line: what is too large, the estimate, the limit and the option that raises it.
+    """
+    spec = LIMITS[name]
+    if limit == -1:
+        limit = spec.default
+    if limit is None or estimate <= limit:
+        return
+    if remedy is None:
+        if "--max-work" in spec.option:
+            remedy = f"pass --max-work {estimate} to go ahead, or --no-limits"
+        else:
+            remedy = f"use {spec.option}" if spec.option.startswith("--") else spec.option
+    raise TooLargeError(f"too large: {what} needs about {_number(estimate)} {spec.unit} "
+                        f"(limit {_number(limit)}); {remedy}")
+
+
+# ------------------------------------------------------------------------------ subset DPs
+def _masks(model) -> list[int]:
+    index = {s: j for j, s in enumerate(model.servers)}
+    return sorted({sum(1 << index[s] for s in servers) for servers in model.compatibility.values()})
+
+
+def count_unions(masks: list[int], cap: int | None = None) -> int | None:
+    """The number of unions of the sets ``masks`` (bitmasks), the empty union included.
+
+    Returns ``None`` as soon as the count passes ``cap``: the work is then at most about
+    ``cap * len(masks)`` set operations.
+
+    Examples
+    --------
+    >>> count_unions([0b01, 0b10, 0b11])
+    4
+    >>> count_unions([1 << j for j in range(40)], cap=1000) is None
+    True
+    """
+    reach = {0}
+    for mask in sorted(set(masks)):
+        reach |= {x | mask for x in reach}
+        if cap is not None and len(reach) > cap:
+            return None
+    return len(reach)
+
+
+def subset_dp_steps(model, discipline: str = "collaborative", cap: int | None = None) -> int | None:
+    r"""Steps of the exact subset DP of :mod:`symq.normalization` for ``model``.
+
+    Unions of class server sets times (classes + servers) for the collaborative discipline, plus all
+    $2^M$ server sets times (classes + servers) for ``alis`` and ``rais``. Structured models
+    (``redundancy:K:D``, nested models under the collaborative discipline, ``uninformed:N``
+    under ``rais``) are solved without the general DP and count (classes + servers) squared.
+    Returns ``None`` when the count passes ``cap`` (counting then stops early).
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> subset_dp_steps(model("ring:3"), "alis")   # 30 + 2^3 server sets times 6
+    78
+    """
+    classes, servers = len(model.classes), len(model.servers)
+    width = classes + servers
+    if _structured(model, discipline):
+        return width * width
+    unions = count_unions(_masks(model), None if cap is None else cap // width + 1)
+    if unions is None:
+        return None
+    steps = unions * width
+    if discipline != "collaborative":
+        steps += (1 << servers) * width
+    return steps if cap is None or steps <= cap else None
+
+
+def _structured(model, discipline: str) -> bool:
+    try:
+        from .normalization import is_symmetric_redundancy
+        if is_symmetric_redundancy(model):
+            return True
+    except ImportError:  # pragma: no cover - normalization is being reorganised
+        pass
+    if discipline == "collaborative":
+        from .nested import is_nested
+        if is_nested(model):
+            return True
+    if discipline == "rais" and len(model.classes) == 1:
+        return True  # one fully flexible class (uninformed:N): closed forms
+    return False
+
+
+def check_subset_dp(model, discipline: str, what: str, args: Any = None) -> int:
+    """Refuse a subset DP past its limit (numeric or symbolic); return the estimated steps.
+
+    Raises
+    ------
+    TooLargeError
+        The estimate (or the count so far, when counting stopped early) is past the limit.
+    """
+    name = "dp-steps" if model.is_numeric else "symbolic-dp-steps"
+    limit = limit_value(name, args)
+    width = len(model.classes) + len(model.servers)
+    if discipline != "collaborative" and not _structured(model, discipline):
+        check(name, (1 << len(model.servers)) * width, what, limit)  # all 2^M server sets
+    steps = subset_dp_steps(model, discipline, cap=limit)
+    if steps is None:  # counting stopped past the limit
+        spec = LIMITS[name]
+        raise TooLargeError(
+            f"too large: {what} needs more than {_number(limit)} {spec.unit} (the limit; "
+            f"counting the unions of class server sets stopped there, at most "
+            f"{_number((1 << len(model.servers)) * width)}); pass --max-work N with a larger N "
+            "to go ahead, or --no-limits")
+    check(name, steps, what, limit)
+    return steps
+
+
+# ------------------------------------------------------------------------------ Markov states
+def estimate_states(process, max_jobs: int, sample: int = 3000) -> tuple[int, bool]:
+    """The number of valid states with at most ``max_jobs + 1`` jobs (what a balance check with
+    ``max_jobs`` enumerates), and whether it is exact.
+
+    Enumerates the first levels while they hold at most ``sample`` states, then extrapolates
+    geometrically with the growth ratio of the last two levels (exact for the FCFS class
+    sequences, whose levels grow by the number of classes; an overestimate when growth slows).
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> from symq.balance import build_process
+    >>> estimate_states(build_process(model("w")), 2)   # 1 + 3 + 9 + 27 class sequences
+    (40, True)
+    >>> estimate_states(build_process(model("w")), 50, sample=100)[0] > 10**20
+    True
+    """
+    target = max_jobs + 1
+    previous_total, previous_level = 0, 0
+    total = level = 0
+    for size in range(target + 1):
+        total = len(process.states(size))
+        level = total - previous_total
+        if size == target:
+            return total, True
+        if total > sample and size >= 2:
+            break
+        previous_total, previous_level = total, level
+    ratio = level / previous_level if previous_level else 1.0
+    remaining = target - size
+    if ratio <= 1:
+        extra = level * remaining
+    else:
+        extra = level * ratio * (ratio ** remaining - 1) / (ratio - 1)
+    return int(min(total + extra, 10.0 ** 300)), False
+
+
+# ------------------------------------------------------------------------------ sweeps
+def sweep_work(max_classes: int, max_servers: int) -> int:
+    r"""Steps of the graph enumeration of :func:`symq.graphs.compatibility_graphs`:
+    $\sum_{j\le J,\,m\le M}\binom{2^m+j-2}{j}\,m!$ (candidate rows times relabellings).
+
+    Examples
+    --------
+    >>> sweep_work(3, 3)
+    755
+    >>> sweep_work(7, 7) > 10**14
+    True
+    """
+    return sum(math.comb((1 << m) - 1 + j - 1, j) * math.factorial(m)
+               for j in range(1, max_classes + 1) for m in range(1, max_servers + 1))
+
+
+def compensation_box_states(box: int, s: int) -> int:
+    """States ``s * box**2`` of the near-origin box of the compensation solver."""
+    return s * box * box
+
+
+# ------------------------------------------------------------------------------ progress
+@contextmanager
+def elapsed_ticker(label: str, enabled: bool | None = None, after: float = 2.0,
+                   stream=None) -> Iterator[None]:
+    """While the body runs, show ``label: N s`` on stderr once a second after ``after`` seconds.
+
+    Only on a terminal (``enabled=None`` asks ``stream.isatty()``); the line is erased at the end.
+    A stand-in for a progress bar where the computation has no progress callback.
+    """
+    stream = sys.stderr if stream is None else stream
+    if enabled is None:
+        try:
+            enabled = bool(stream.isatty())
+        except (AttributeError, ValueError):
+            enabled = False
+    if not enabled:
+        yield
+        return
+    stop = threading.Event()
+    start = time.perf_counter()
+    shown = []
+
+    def tick() -> None:
+        while not stop.wait(1.0 if shown else after):
+            shown.append(True)
+            stream.write(f"\r{label}: {time.perf_counter() - start:.0f} s")
+            stream.flush()
+
+    thread = threading.Thread(target=tick, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        if shown:
+            stream.write("\r\033[K")
+            stream.flush()
