@@ -174,6 +174,15 @@ def check_output_path(path: str, option: str = "--output") -> None:
                          "or write elsewhere")
     if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
         raise ModelError(f"{option} {path}: not writable here; write to a folder you can write")
+    existed = os.path.exists(path)
+    try:  # a probe: some places (/proc, read-only mounts) refuse only at open
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as error:
+        raise ModelError(f"{option} {path}: cannot write ({error.strerror or error}); "
+                         "write to a folder you can write") from None
+    if not existed:
+        os.remove(path)
 
 
 def write_text(path: str, text: str, option: str = "--output") -> None:

@@ -7,7 +7,10 @@ from __future__ import annotations
 import argparse
 
 from ..catalog import model as load_model
-from .common import add_set_argument, emit_json, parse_settings
+from .common import (add_limit_arguments, add_set_argument, check_output_path, emit_json,
+                     parse_settings, whole_number, write_text)
+from ..errors import ModelError
+from ..numeric import full_int_strings
 from ..quantities import DISCIPLINES
 from ..report import build_report, render_latex, render_markdown
 
@@ -18,36 +21,109 @@ def register(subparsers) -> None:
     p.add_argument("--discipline", choices=DISCIPLINES, default=None,
                    help="one discipline (default: all three)")
     add_set_argument(p)
-    p.add_argument("--digits", type=int, default=30, help="digits of the numeric values")
-    p.add_argument("--verify-jobs", type=int, default=3,
+    p.add_argument("--digits", type=whole_number("--digits", 1, 10000), default=30,
+                   help="digits of the numeric values (1 to 10000)")
+    p.add_argument("--verify-jobs", type=whole_number("--verify-jobs", 0), default=3,
                    help="truncation of the balance check in the report (0 skips it)")
-    p.add_argument("--output", help="write to FILE.tex (LaTeX) or FILE.md (Markdown)")
+    p.add_argument("--output", help="write to FILE.tex (LaTeX), FILE.md (Markdown) or FILE.pdf "
+                                    "(LaTeX compiled by pdflatex, which must be installed)")
     p.add_argument("--format", choices=("text", "latex", "json"), default="latex",
                    help="latex (default), text (Markdown) or json")
     p.add_argument("--json", dest="format", action="store_const", const="json")
     p.add_argument("--quiet", action="store_true", help="no progress bar on the terminal")
+    add_limit_arguments(p, "subset-DP steps or states of the balance check")
     p.set_defaults(handler=run)
+
+
+def _check_limits(args: argparse.Namespace, model) -> None:
+    """Refuse a report whose derivations or balance check are past the limits (symq.limits)."""
+    from ..balance import build_process
+    from ..limits import check, check_subset_dp, estimate_states, limit_value
+
+    disciplines = (args.discipline,) if args.discipline else DISCIPLINES
+    for discipline in disciplines:
+        check_subset_dp(model, discipline, f"report {args.model} ({discipline} formulas)", args)
+    if args.verify_jobs:
+        limit = limit_value("states", args)
+        for discipline in disciplines:
+            states, _ = estimate_states(build_process(model, discipline), args.verify_jobs)
+            check("states", states, f"report {args.model} --verify-jobs {args.verify_jobs} "
+                  f"({discipline})", limit)
+
+
+def _pdflatex() -> str:
+    import shutil
+
+    path = shutil.which("pdflatex")
+    if path is None:
+        raise ModelError("--output FILE.pdf needs pdflatex, which is not installed (not on PATH); "
+                         "write FILE.tex and compile it yourself, or install a TeX distribution")
+    return path
+
+
+def _write_pdf(latex: str, output: str, timeout: float = 120) -> None:
+    """Compile ``latex`` with pdflatex in a temporary folder and copy the PDF to ``output``."""
+    import os
+    import shutil
+    import subprocess
+    import tempfile
+
+    pdflatex = _pdflatex()
+    with tempfile.TemporaryDirectory(prefix="symq-report-") as folder:
+        source = os.path.join(folder, "report.tex")
+        with open(source, "w", encoding="utf-8") as handle:
+            handle.write(latex)
+        try:
+            done = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error",
+                                   "-no-shell-escape", "report.tex"], cwd=folder,
+                                  stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise ModelError(f"--output {output}: pdflatex did not finish within {timeout:.0f} s; "
+                             "write FILE.tex and compile it yourself") from None
+        pdf = os.path.join(folder, "report.pdf")
+        if done.returncode != 0 or not os.path.exists(pdf):
+            lines = [line for line in done.stdout.decode("utf-8", "replace").splitlines()
+                     if line.startswith("!")]
+            reason = lines[0] if lines else f"exit status {done.returncode}"
+            raise ModelError(f"--output {output}: pdflatex failed ({reason}); write FILE.tex "
+                             "to see the LaTeX")
+        try:
+            shutil.copyfile(pdf, output)
+        except OSError as error:
+            raise ModelError(f"--output {output}: cannot write ({error.strerror or error}); "
+                             "write to a folder you can write") from None
 
 
 def run(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     values = parse_settings(args.settings) or None
+    pdf = bool(args.output) and args.output.lower().endswith(".pdf")
+    if args.output:
+        check_output_path(args.output)
+        if pdf:
+            _pdflatex()
+    _check_limits(args, model)
     from ..progress import callback
     progress = callback("report", quiet=args.quiet, unit="step")
-    sections = build_report(model, discipline=args.discipline, values=values, digits=args.digits,
-                            verify_jobs=args.verify_jobs, progress=progress)
+    with full_int_strings():
+        sections = build_report(model, discipline=args.discipline, values=values,
+                                digits=args.digits, verify_jobs=args.verify_jobs,
+                                progress=progress)
     progress.close()
     label = model.name or args.model
     if args.format == "json":
         emit_json({"model": label, "sections": [
             {"title": s.title, "blocks": [_json_block(b) for b in s.blocks]} for s in sections]})
         return 0
-    markdown = args.format == "text" or (args.output or "").endswith(".md")
-    text = render_markdown(sections, f"symq report: {label}") if markdown else \
-        render_latex(sections, f"symq report: {label}")
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as handle:
-            handle.write(text)
+    markdown = not pdf and (args.format == "text" or (args.output or "").endswith(".md"))
+    with full_int_strings():  # a document prints its exact values in full
+        text = render_markdown(sections, f"symq report: {label}") if markdown else \
+            render_latex(sections, f"symq report: {label}")
+    if pdf:
+        _write_pdf(text, args.output)
+        print(f"wrote {args.output}")
+    elif args.output:
+        write_text(args.output, text)
         print(f"wrote {args.output}")
     else:
         print(text)
