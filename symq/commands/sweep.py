@@ -27,7 +27,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .common import add_format_arguments, emit_json
+from .common import add_format_arguments, add_limit_arguments, check_output_path, emit_json
 from ..errors import ModelError
 from ..graphs import FILTERS
 from ..sweep import CHECKS, SweepSummary, make_executor, sweep
@@ -82,6 +82,7 @@ def register(subparsers) -> None:
     p.add_argument("--save-counterexamples", default=None, metavar="DIR",
                    help="also write each counterexample as DIR/<n>.toml")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_limit_arguments(p, "graph-enumeration steps")
     add_format_arguments(p)
     p.set_defaults(handler=run)
 
@@ -90,12 +91,16 @@ def _counterexample_files(summary: SweepSummary, folder: str | None) -> list[str
     if not folder:
         return []
     path = Path(folder)
-    path.mkdir(parents=True, exist_ok=True)
     names = []
-    for number, (_, sample) in enumerate(summary.counterexamples(), 1):
-        target = path / f"counterexample-{number}.toml"
-        target.write_text(sample["toml"], encoding="utf-8")
-        names.append(str(target))
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        for number, (_, sample) in enumerate(summary.counterexamples(), 1):
+            target = path / f"counterexample-{number}.toml"
+            target.write_text(sample["toml"], encoding="utf-8")
+            names.append(str(target))
+    except OSError as error:
+        raise ModelError(f"--save-counterexamples {folder}: cannot write there "
+                         f"({error.strerror or error}); give a folder you can write") from None
     return names
 
 
@@ -130,6 +135,17 @@ def run(args: argparse.Namespace) -> int:
         if args.check != "balance":
             raise ModelError("--discipline applies to the balance check only")
         options["disciplines"] = tuple(dict.fromkeys(args.disciplines))
+    from ..limits import check, limit_value, sweep_work
+    if 1 <= args.classes <= 7 and 1 <= args.servers <= 7:  # else the engine says what is allowed
+        check("sweep-work", sweep_work(args.classes, args.servers),
+              f"sweep {args.check} --classes {args.classes} --servers {args.servers}",
+              limit_value("sweep-work", args))
+    if args.output:
+        check_output_path(args.output)
+    if args.save_counterexamples and Path(args.save_counterexamples).exists() and \
+            not Path(args.save_counterexamples).is_dir():
+        raise ModelError(f"--save-counterexamples {args.save_counterexamples}: is a file; "
+                         "give a folder")
     if args.scheduler and args.workers is not None:
         raise ModelError("--workers is for the local pool; with --scheduler the cluster's "
                          "workers run the sweep (drop --workers)")

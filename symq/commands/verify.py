@@ -45,7 +45,7 @@ def _count(name: str):
 
 def register(subparsers) -> None:
     """Add the ``verify`` subcommand."""
-    from .common import add_format_arguments, add_set_argument
+    from .common import add_format_arguments, add_limit_arguments, add_set_argument
 
     p = subparsers.add_parser(
         "verify", help="balance residuals of the product form on all states with <= N jobs",
@@ -66,8 +66,26 @@ def register(subparsers) -> None:
                    help="check global balance only, not the partial-balance families")
     p.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
     add_set_argument(p)
+    add_limit_arguments(p, "states with at most N+1 jobs")
     add_format_arguments(p)
     p.set_defaults(handler=run)
+
+
+def _check_states(args: argparse.Namespace, model, max_jobs: int, options: dict) -> None:
+    """Refuse a check whose state space is past the limit of :mod:`symq.limits` (estimated from
+    the first levels, before the states are built)."""
+    from ..balance import build_process
+    from ..limits import check, estimate_states, limit_value
+
+    limit = limit_value("states", args)
+    if limit is None:
+        return
+    extra = {"check_routing": False} if args.discipline == "rais" else {}
+    process = build_process(model, args.discipline, **options, **extra)
+    states, _ = estimate_states(process, max_jobs)
+    check("states", states, f"verify {args.model} --max-jobs {max_jobs}"
+          + (f" --discipline {args.discipline}" if args.discipline != "collaborative" else ""),
+          limit)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -80,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
     options = {"server_buffer": _count("server-buffer")(args.server_buffer)}
     if args.routing:
         options["routing"] = args.routing
+    _check_states(args, model, max_jobs, options)
     progress = callback("verify", quiet=args.quiet, unit="state")
     report = verify(model, discipline=args.discipline, max_jobs=max_jobs,
                     partial=False if args.global_only else None, progress=progress, **options)
