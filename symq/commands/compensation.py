@@ -51,6 +51,8 @@ def register(subparsers) -> None:
                    help="report P(q1, q2) (repeatable)")
     p.add_argument("--plot-dir", default=None,
                    help="also write heat-map and levels-needed PNGs there (needs matplotlib)")
+    p.add_argument("--no-limits", action="store_true",
+                   help="allow --digits above 1000 and boxes above the limit (docs/security.md)")
     p.add_argument("--format", choices=("text", "latex", "json"), default="text",
                    help="output format (default: text)")
     p.add_argument("--json", dest="format", action="store_const", const="json",
@@ -65,6 +67,35 @@ def _int_arg(name):
         except ValueError:
             raise ModelError(f"--{name} {text!r} is not an integer; give e.g. 30") from None
     return parse
+
+
+def _check_limits(args, model) -> None:
+    """Refuse --digits and --box past the limits of :mod:`symq.limits` (before any work)."""
+    from ..limits import check, compensation_box_states
+
+    if args.no_limits:
+        return
+    if args.digits is not None and args.digits >= 1:
+        check("compensation-digits", args.digits, f"compensation --digits {args.digits}")
+    if args.box is not None and args.box >= 1:
+        check("compensation-box", compensation_box_states(args.box, model.s),
+              f"compensation --box {args.box} (s = {model.s})")
+
+
+def _check_plot_dir(folder: str) -> None:
+    """Create ``--plot-dir`` up front (it is where the pictures go) and check it is writable,
+    so that a bad folder is refused before the computation."""
+    import os
+
+    try:
+        os.makedirs(folder, exist_ok=True)
+        probe = os.path.join(folder, ".symq-write-test")
+        with open(probe, "w", encoding="utf-8"):
+            pass
+        os.remove(probe)
+    except OSError as error:
+        raise ModelError(f"--plot-dir {folder}: cannot write there ({error.strerror or error}); "
+                         "give a folder you can write") from None
 
 
 def parse_state(text: str) -> tuple[int, int]:
@@ -116,6 +147,9 @@ def build_model(args):
 def run(args) -> int:
     """Compute and print; return the exit status."""
     model = build_model(args)
+    _check_limits(args, model)
+    if args.plot_dir:
+        _check_plot_dir(args.plot_dir)
     states = [parse_state(t) for t in args.state]
     if not states:
         states = [(0, 0), (0, 1), (1, 0), (1, 1)]
@@ -148,7 +182,11 @@ def run(args) -> int:
         }
     if args.plot_dir:
         from ..compensation.pictures import write_pictures
-        data["pictures"] = write_pictures(model, args.plot_dir)
+        try:
+            data["pictures"] = write_pictures(model, args.plot_dir)
+        except OSError as error:
+            raise ModelError(f"--plot-dir {args.plot_dir}: cannot write the pictures "
+                             f"({error.strerror or error}); give a folder you can write") from None
     if args.format == "json":
         from .common import emit_json
         emit_json(data)
