@@ -177,6 +177,10 @@ def _run_derive(args: argparse.Namespace) -> int:
     return 0
 
 
+CERTIFIED_QUANTITIES = ("empty-probability", "normalizing-constant", "server-idle-probability",
+                        "mean-number", "mean-response-time")
+
+
 def _run_evaluate(args: argparse.Namespace) -> int:
     _, model, values = model_with_values(args)
     if not model.is_numeric:
@@ -187,6 +191,11 @@ def _run_evaluate(args: argparse.Namespace) -> int:
     from .response_time.quantities import evaluate_request
     result = evaluate_request(model, args.quantity, args.discipline, args.digits,
                               time=args.time, percentile=args.percentile)
+    if result is None and args.quantity in CERTIFIED_QUANTITIES:
+        # exact rationals where cheap or with --exact, else certified digits (ball arithmetic)
+        from .normalization.certified import certified_quantity
+        result = certified_quantity(model, args.quantity, args.discipline, args.digits,
+                                    exact=True if args.exact else None)
     if result is None:
         result = evaluate(derive(model, args.quantity, args.discipline), digits=args.digits)
     if args.format == "json":
@@ -282,6 +291,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         if name == "evaluate":
             p.add_argument("--digits", type=_digits, default=30,
                            help="significant digits of the decimal value (default 30)")
+            p.add_argument("--exact", action="store_true",
+                           help="exact rationals even where they are large (default: exact where "
+                                "cheap, else certified ball arithmetic; both print only correct "
+                                "digits)")
             p.add_argument("--time", metavar="T",
                            help="time T of response-time-survival and waiting-time-survival "
                                 "(exact: 1, 3/2, 0.5)")

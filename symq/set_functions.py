@@ -142,9 +142,10 @@ def zeta(table: list[Any], size: int) -> None:
     n = len(table)
     for j in range(size):
         bit = 1 << j
-        for x in range(n):
-            if x & bit:
-                table[x] = table[x] + table[x ^ bit]
+        for base in range(0, n, 2 * bit):  # the sets with bit j: [base + bit, base + 2 bit)
+            high = base + bit
+            table[high:high + bit] = [a + b for a, b in zip(table[high:high + bit],
+                                                            table[base:high])]
 
 
 def required_arrival_table(masks: Sequence[int], lam: Sequence[Any], size: int, zero: Any
@@ -177,12 +178,7 @@ def idle_order_table(arrivals: Sequence[Any], size: int, zero: Any, one: Any) ->
     n = 1 << size
     tilde = [zero] * n
     tilde[0] = one
+    singles = [1 << j for j in range(size)]
     for x in range(1, n):
-        acc = zero
-        y = x
-        while y:
-            low = y & -y
-            acc = acc + tilde[x ^ low]
-            y ^= low
-        tilde[x] = acc / arrivals[x]
+        tilde[x] = sum([tilde[x ^ b] for b in singles if x & b], zero) / arrivals[x]
     return tilde

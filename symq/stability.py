@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from typing import Iterable
 from fractions import Fraction
 
-import networkx as nx
+from ._lazy import lazy_module
+nx = lazy_module("networkx")  # imported on first use (start-up time)
 import sympy
 
 from .errors import ModelError, UnstableModelError
@@ -220,6 +221,7 @@ def check_union_conditions(model: Model, unions: Iterable[int]) -> None:
     scale = math.lcm(*(x.denominator for x in [*lam.values(), *mu.values()]))
     lam_int = {c: int(lam[c] * scale) for c in lam}
     mu_int = [int(mu[s] * scale) for s in model.servers]
+    unions = _violations(list(unions), mu_int, [(masks[c], lam_int[c]) for c in model.classes])
     for x in unions:
         if not x:
             continue
@@ -232,6 +234,26 @@ def check_union_conditions(model: Model, unions: Iterable[int]) -> None:
             capacity = sympy.Rational(serving, scale)
             raise UnstableModelError(StabilityReport(capacity - load, tuple(required), servers,
                                                      load, capacity).message())
+
+
+def _violations(unions: list[int], mu_int: list[int], classes: list[tuple[int, int]]
+                ) -> list[int]:
+    """The sets among ``unions`` that may violate stability (all of them without numpy): numpy
+    compares the integer sums in C when they fit in 62 bits; the caller decides exactly."""
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - numpy is in the test extra
+        return unions
+    if len(mu_int) > 62 or max(sum(mu_int), sum(r for _, r in classes)) >= 2 ** 62:
+        return unions
+    xs = np.array(unions, dtype=np.int64)
+    serving = np.zeros(len(unions), dtype=np.int64)
+    for j, rate in enumerate(mu_int):
+        serving += ((xs >> j) & 1) * rate
+    arriving = np.zeros(len(unions), dtype=np.int64)
+    for m, rate in classes:
+        arriving += ((xs & m) == m) * rate
+    return [int(x) for x in xs[(arriving >= serving) & (xs != 0)]]
 
 
 def _connected(model: Model, classes: tuple[str, ...]) -> bool:

@@ -28,7 +28,7 @@ from .subsets import IdleTables, SubsetGraph, bits, zeta
 __all__ = ["alis_values", "matching_rates", "in_service"]
 
 
-def alis_values(graph: SubsetGraph, per_class: bool) -> dict[str, Any]:
+def alis_values(graph: SubsetGraph, per_class: bool, idle: bool = True) -> dict[str, Any]:
     r"""$G_{\rm ALIS}$, $P(\emptyset)$, per-server idle probabilities and (if ``per_class``) the
     mean numbers in system ``"L"`` and in queue ``"LQ"`` ([GR20]_ Thm 3.9).
 
@@ -37,7 +37,7 @@ def alis_values(graph: SubsetGraph, per_class: bool) -> dict[str, Any]:
     Returns
     -------
     dict
-        Field elements; ``"W"`` is $W(\mathcal M)$.
+        Field elements; ``"W"`` is $W(\mathcal M)$; ``"idle"`` is ``None`` unless ``idle``.
 
     Running time: O(2^M M + U J) for U unions; mean numbers add O(2^M M + J 2^{M-|S_c|}).
     """
@@ -50,10 +50,12 @@ def alis_values(graph: SubsetGraph, per_class: bool) -> dict[str, Any]:
     zeta(omega, graph.size)
     g = sum((h * omega[full ^ x] for x, h in coll.weight.items()), arith.zero)
     out = {"G": g, "empty": w[full] / g, "W": w[full]}
-    h_hat = coll.zeta()
-    idle_law = [w[i] * h_hat[full ^ i] for i in range(full + 1)]
-    out["idle"] = {s: sum((v for i, v in enumerate(idle_law) if i >> j & 1), arith.zero) / g
-                   for j, s in enumerate(graph.servers)}
+    h_hat = coll.zeta() if idle or per_class else None
+    out["idle"] = None
+    if idle:
+        idle_law = [w[i] * h_hat[full ^ i] for i in range(full + 1)]
+        out["idle"] = {s: sum([v for i, v in enumerate(idle_law) if i >> j & 1], arith.zero) / g
+                       for j, s in enumerate(graph.servers)}
     if per_class:
         v = coll.suffix_weights(lambda x: omega[full ^ x])
         sums = coll.class_sums(v)
@@ -109,7 +111,7 @@ def matching_rates(graph: SubsetGraph, t: IdleTables, coll: CollaborativeTables,
     for c, m in enumerate(masks):
         for j in bits(m):
             s_bit = 1 << j
-            queued = sum((h * v[a | m] / t.mu[a | m] for a, h in coll.weight.items()
+            queued = sum((h * v[a | m] / coll.mu[a | m] for a, h in coll.weight.items()
                           if not a & s_bit), zero)
             queued = lam[c] * mu[j] * queued / g
             immediate = zero

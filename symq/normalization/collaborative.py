@@ -32,7 +32,7 @@ import sympy
 from ..exact import to_fraction
 from ..model import Model
 from ..stability import check_stability
-from .subsets import SubsetGraph, is_numeric, unions, zeta
+from .subsets import SubsetGraph, is_numeric, union_rates, unions, zeta
 
 __all__ = ["CollaborativeTables", "collaborative_values", "collaborative_empty_probability",
            "server_removal_mean_number"]
@@ -54,16 +54,21 @@ class CollaborativeTables:
         masks, lam = graph.masks, graph.lam
         classes = range(len(masks))
         self.order = unions(masks)
-        self.r = {}
-        self.mu = {}
+        if graph.scale is not None:  # exact integer set sums, one conversion each
+            mus, lams = union_rates(graph, self.order)
+            make, scale = graph.arith.make, graph.scale
+            self.mu = {x: make(m, scale) for x, m in zip(self.order, mus) if x}
+            self.r = {x: make(m - l, scale) for x, m, l in zip(self.order, mus, lams) if x}
+        else:
+            self.mu, self.r = {}, {}
+            for x in self.order[1:]:
+                self.mu[x], self.r[x] = graph.mu_and_r(x)
         weight = {x: zero for x in self.order}
         weight[0] = one
         per = {x: [zero] * len(masks) for x in self.order} if per_class else None
         for x in self.order:
             if x:
-                mu_x, r = graph.mu_and_r(x)
-                self.r[x] = r
-                self.mu[x] = mu_x
+                r = self.r[x]
                 h = weight[x] / r
                 weight[x] = h
                 if per is not None:
@@ -96,13 +101,19 @@ class CollaborativeTables:
         g = self.graph
         masks, lam = g.masks, g.lam
         out = {}
+        per_rate = {}  # F(Y) / mu(Y), once per union
         for x in reversed(self.order):
             acc = g.arith.one if tail is None else tail(x)
             for c, m in enumerate(masks):
                 y = x | m
                 if y != x:
-                    acc += lam[c] * out[y] / self.mu[y]
-            out[x] = acc * self.mu[x] / self.r[x] if x else acc
+                    acc += lam[c] * per_rate[y]
+            if x:
+                per_rate[x] = acc / self.r[x]
+                out[x] = per_rate[x] * self.mu[x]
+            else:
+                out[x] = acc
+        self._per_rate = (out, per_rate)
         return out
 
     def class_sums(self, suffix: dict[int, Any]) -> list[Any]:
@@ -110,7 +121,11 @@ class CollaborativeTables:
         job of a sequence is counted once, as (prefix, the job, continuation); with $F$ of
         :meth:`suffix_weights` this is $\sum_XH_c(X)\,\text{tail}(X)$ in O(U J)."""
         g = self.graph
-        per_rate = {z: f / self.mu[z] for z, f in suffix.items() if z}
+        cached = getattr(self, "_per_rate", None)
+        if cached is not None and cached[0] is suffix:
+            per_rate = cached[1]
+        else:
+            per_rate = {z: f / self.mu[z] for z, f in suffix.items() if z}
         out = []
         for c, m in enumerate(g.masks):
             acc = g.arith.zero
@@ -129,8 +144,8 @@ class CollaborativeTables:
         return table
 
 
-def collaborative_values(graph: SubsetGraph, per_class: bool, route: str = "suffix"
-                         ) -> dict[str, Any]:
+def collaborative_values(graph: SubsetGraph, per_class: bool, route: str = "suffix",
+                         idle: bool = True) -> dict[str, Any]:
     r"""$G$, $\pi(\emptyset)$, per-server idle probabilities and (if ``per_class``) the mean
     numbers $L_c$ of the collaborative model by the exact-cover DP ([GR20]_ Thm 3.3, Props 6.2,
     6.3 corrected).
@@ -143,6 +158,8 @@ def collaborative_values(graph: SubsetGraph, per_class: bool, route: str = "suff
     route : ``"suffix"`` or ``"weights"``
         Mean numbers by prefix x job x continuation (O(U J)) or by the per-class weights $H_c$
         (O(U J^2)); two routes for the tests.
+    idle : bool
+        Compute the idle probabilities (``"idle"`` is ``None`` otherwise; O(U M)).
 
     Returns
     -------
@@ -155,11 +172,11 @@ def collaborative_values(graph: SubsetGraph, per_class: bool, route: str = "suff
     g = tables.total
     arith = graph.arith
     out = {"G": g, "empty": arith.one / g}
-    idle = {}
-    for j, s in enumerate(graph.servers):
-        bit = 1 << j
-        idle[s] = sum((h for x, h in tables.weight.items() if not x & bit), arith.zero) / g
-    out["idle"] = idle
+    out["idle"] = None
+    if idle:
+        items = list(tables.weight.items())
+        out["idle"] = {s: sum([h for x, h in items if not x >> j & 1], arith.zero) / g
+                       for j, s in enumerate(graph.servers)}
     if per_class and route == "weights":
         sums = [arith.zero] * len(graph.classes)
         for vec in tables.per_class.values():

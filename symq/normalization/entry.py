@@ -96,28 +96,11 @@ def check_stability_fast(model: Model) -> None:
     if is_nested(model):
         check_union_conditions(model, masks)
         return
-    sets = _bounded_unions(masks)
+    sets = unions(masks, limit=_MAX_UNION_CHECK)
     if sets is None:
         check_stability(model)
         return
     check_union_conditions(model, sets)
-
-
-def _bounded_unions(masks: list[int]) -> list[int] | None:
-    reach = {0}
-    frontier = [0]
-    while frontier:
-        new = []
-        for x in frontier:
-            for m in masks:
-                y = x | m
-                if y not in reach:
-                    reach.add(y)
-                    new.append(y)
-        if len(reach) > _MAX_UNION_CHECK:
-            return None
-        frontier = new
-    return sorted(reach)
 
 
 def _auto_method(model: Model, discipline: str) -> str:
@@ -167,7 +150,8 @@ def method_name(model: Model, discipline: str, quantity: str = "empty-probabilit
 
 
 def values(model: Model, discipline: str = "collaborative", per_class: bool = False,
-           method: str = "auto", field: Any = None) -> tuple[dict[str, Any], Any]:
+           method: str = "auto", field: Any = None, idle: bool = True
+           ) -> tuple[dict[str, Any], Any]:
     r"""All normalization values of ``model`` by one algorithm: the single dispatch on structure.
 
     Parameters
@@ -181,6 +165,8 @@ def values(model: Model, discipline: str = "collaborative", per_class: bool = Fa
     field : optional
         The arithmetic of the subset DPs (default exact; :mod:`symq.normalization.certified`
         passes balls). Routes that have no use for it (nested, server removal) return sympy.
+    idle : bool
+        Also the idle probabilities (the subset DPs leave ``"idle"`` as ``None`` otherwise).
 
     Returns
     -------
@@ -209,7 +195,7 @@ def values(model: Model, discipline: str = "collaborative", per_class: bool = Fa
     if method == "auto":
         method = _auto_method(model, discipline)
     if method == "components":
-        return _component_values(model, discipline, per_class, field)
+        return _component_values(model, discipline, per_class, field, idle)
     if method == "redundancy":
         if not is_symmetric_redundancy(model):
             raise ModelError("method 'redundancy' needs a redundancy:K:D model (every D-subset "
@@ -229,7 +215,7 @@ def values(model: Model, discipline: str = "collaborative", per_class: bool = Fa
         return _server_removal_values(model, per_class), None
     graph = SubsetGraph(model, field)
     dp = {"collaborative": collaborative_values, "alis": alis_values, "rais": rais_values}
-    return dp[discipline](graph, per_class), graph.arith
+    return dp[discipline](graph, per_class, idle=idle), graph.arith
 
 
 def _server_removal_values(model: Model, per_class: bool) -> dict[str, Any]:
@@ -246,22 +232,26 @@ def _server_removal_values(model: Model, per_class: bool) -> dict[str, Any]:
     return out
 
 
-def _component_values(model: Model, discipline: str, per_class: bool, field: Any
+def _component_values(model: Model, discipline: str, per_class: bool, field: Any, idle: bool
                       ) -> tuple[dict[str, Any], Any]:
-    parts = [values(part, discipline, per_class, "auto", field) for part in components(model)]
-    if field is not None and all(arith is field for _, arith in parts):
-        one, conv = field.one, (lambda v, a: v)
+    parts = [values(part, discipline, per_class, "auto", field, idle)
+             for part in components(model)]
+    if field is not None:  # keep the caller's field; exact parts (nested) enter it once
+        one = field.one
+
+        def conv(v, arith):
+            return v if arith is field else field.value(_as_expr(v, arith))
     else:
-        field, one = None, sympy.Integer(1)
-        conv = _as_expr
+        one, conv = sympy.Integer(1), _as_expr
     out: dict[str, Any] = {"G": one, "empty": one, "idle": {}, "L": {}}
     for part, arith in parts:
         out["G"] = out["G"] * conv(part["G"], arith)
         out["empty"] = out["empty"] * conv(part["empty"], arith)
-        out["idle"].update({s: conv(v, arith) for s, v in part["idle"].items()})
+        if part["idle"] is not None:
+            out["idle"].update({s: conv(v, arith) for s, v in part["idle"].items()})
         if per_class:
             out["L"].update({c: conv(v, arith) for c, v in part["L"].items()})
-    out["idle"] = {s: out["idle"][s] for s in model.servers}
+    out["idle"] = {s: out["idle"][s] for s in model.servers} if idle else None
     if per_class:
         out["L"] = {c: out["L"][c] for c in model.classes}
     if field is None and not is_numeric(model):
@@ -317,7 +307,7 @@ def empty_probability(model: Model, discipline: str = "collaborative", method: s
     Running time: collaborative O(U (M + J)) for U unions of class server sets; ALIS and RAIS
     O(2^M M) (each component separately when the graph is disconnected).
     """
-    out, arith = values(model, discipline, method=method)
+    out, arith = values(model, discipline, method=method, idle=False)
     return _as_expr(out["empty"], arith)
 
 
@@ -337,7 +327,7 @@ def normalizing_constant(model: Model, discipline: str = "collaborative", method
     >>> normalizing_constant(n)
     14/9
     """
-    out, arith = values(model, discipline, method=method)
+    out, arith = values(model, discipline, method=method, idle=False)
     return _as_expr(out["G"], arith)
 
 
@@ -372,7 +362,7 @@ def mean_number(model: Model, discipline: str = "collaborative", method: str = "
 
     Running time: collaborative O(U J); ALIS O(2^M M + U J); RAIS O(J 2^M M).
     """
-    out, arith = values(model, discipline, per_class=True, method=method)
+    out, arith = values(model, discipline, per_class=True, method=method, idle=False)
     per_class = {c: _as_expr(v, arith) for c, v in out["L"].items()}
     return {"total": _as_expr(_total(out["L"].values(), arith), arith), "per_class": per_class}
 
@@ -389,7 +379,7 @@ def mean_response_time(model: Model, discipline: str = "collaborative", method: 
     >>> mean_response_time(n)["per_class"]
     {'1': 10/7, '2': 2/3}
     """
-    out, arith = values(model, discipline, per_class=True, method=method)
+    out, arith = values(model, discipline, per_class=True, method=method, idle=False)
     lam = model.arrival_rates
     if arith is None:
         per_class = {c: _as_expr(sympy.sympify(v) / lam[c], None) for c, v in out["L"].items()}

@@ -22,14 +22,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .alis import in_service
+from .alis import alis_values, in_service
 from .collaborative import CollaborativeTables
 from .subsets import IdleTables, SubsetGraph
 
 __all__ = ["rais_values"]
 
 
-def rais_values(graph: SubsetGraph, per_class: bool) -> dict[str, Any]:
+def rais_values(graph: SubsetGraph, per_class: bool, idle: bool = True) -> dict[str, Any]:
     r"""$G_{\rm RAIS}$, $P(\emptyset)$, per-server idle probabilities and (if ``per_class``) the
     mean numbers ``"L"`` and in queue ``"LQ"`` ($D_c$ of
     :meth:`~symq.normalization.subsets.IdleTables.queue_per_class` weighted by $\Phi$).
@@ -46,9 +46,16 @@ def rais_values(graph: SubsetGraph, per_class: bool) -> dict[str, Any]:
     busy_weight = [p * d for p, d in zip(t.phi, t.d)]
     g = sum(busy_weight, arith.zero)
     out = {"G": g, "empty": arith.one / g}
-    out["idle"] = {s: sum((w for x, w in enumerate(busy_weight) if not x >> j & 1), arith.zero) / g
-                   for j, s in enumerate(graph.servers)}
-    if per_class:
+    out["idle"] = None
+    if idle:
+        out["idle"] = {s: sum([w for x, w in enumerate(busy_weight) if not x >> j & 1],
+                              arith.zero) / g for j, s in enumerate(graph.servers)}
+    if per_class and getattr(arith, "kind", "") == "arb":
+        # balls: the mean numbers of canonical RAIS equal ALIS's (module docstring), and the
+        # ALIS route costs O(2^M M + U J) instead of the O(J 2^M M) per-class tables below
+        alis = alis_values(graph, True, idle=False)
+        out["L"], out["LQ"] = alis["L"], alis["LQ"]
+    elif per_class:
         queue = {}
         for k, c in enumerate(graph.classes):
             dc = t.queue_per_class(k)

@@ -18,9 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import networkx as nx
-
-from ..exact import ExactField
+from ..exact import ExactField, to_fraction
 from ..model import Model
 
 __all__ = ["is_symmetric_redundancy", "redundancy_values", "components"]
@@ -87,11 +85,19 @@ def redundancy_values(model: Model, discipline: str, per_class: bool, field: Any
     arith = field if field is not None else ExactField.for_model(model)
     K, D = len(model.servers), len(next(iter(model.compatibility.values())))
     N = math.comb(K, D)
-    lam = arith.value(next(iter(model.arrival_rates.values()))) * N
-    mu = arith.value(next(iter(model.service_rates.values())))
+    rate = next(iter(model.arrival_rates.values()))
+    service = next(iter(model.service_rates.values()))
+    lam = arith.value(rate) * N
+    mu = arith.value(service)
     zero, one = arith.zero, arith.one
     lam_req = [lam * math.comb(k, D) / N for k in range(K + 1)]
-    r = [k * mu - lam_req[k] for k in range(K + 1)]
+    if model.is_numeric:  # slacks and L(I) exactly, then one conversion (no rounded subtraction)
+        rate, service = to_fraction(rate), to_fraction(service)
+        r = [arith.value(k * service - rate * math.comb(k, D)) for k in range(K + 1)]
+        arrivals = [arith.value(rate * (N - math.comb(K - i, D))) for i in range(K + 1)]
+    else:
+        r = [k * mu - lam_req[k] for k in range(K + 1)]
+        arrivals = [lam - lam_req[K - i] for i in range(K + 1)]
     out: dict[str, Any] = {}
     if discipline == "collaborative":
         h = [zero] * (K + 1)
@@ -114,7 +120,6 @@ def redundancy_values(model: Model, discipline: str, per_class: bool, field: Any
         idle = sum((math.comb(K - 1, k) * h[k] for k in range(K)), zero) / g
         total = sum((math.comb(K, k) * h_tot[k] for k in range(K + 1)), zero) / g
     else:
-        arrivals = [lam - lam_req[K - i] for i in range(K + 1)]
         tilde = [one] + [zero] * K
         d = [one] + [zero] * K
         d_tot = [zero] * (K + 1)
@@ -128,13 +133,38 @@ def redundancy_values(model: Model, discipline: str, per_class: bool, field: Any
         out["G"] = g * mu ** K * tilde[K] if discipline == "alis" else g
         out["empty"] = one / g
         mean_busy = sum((b * busy[b] for b in range(K + 1)), zero) / g
-        idle = one - mean_busy / K  # a subtraction: see symq.normalization.certified
+        # P(a given server idle) = sum over busy sets without it (= 1 - E[busy]/K, no subtraction)
+        idle = sum((math.comb(K - 1, b) * phi[b] * d[b] for b in range(K)), zero) / g
         queue = sum((math.comb(K, b) * phi[b] * d_tot[b] for b in range(K + 1)), zero) / g
         total = queue + mean_busy
     out["idle"] = {s: idle for s in model.servers}
     out["L"] = {c: total / N for c in model.classes}
     out["arith"] = arith
     return out
+
+
+def _connected_parts(model: Model) -> list[set[tuple[str, str]]]:
+    """The node sets ``("class", i)``/``("server", j)`` of the connected components of the
+    compatibility graph (what networkx's connected_components gives on ``model.graph()``, without
+    importing networkx: start-up time)."""
+    parent = {("server", j): ("server", j) for j in model.servers}
+
+    def root(node):
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    for i, servers in model.compatibility.items():
+        parent[("class", i)] = ("class", i)
+        for j in servers:
+            a, b = root(("class", i)), root(("server", j))
+            if a != b:
+                parent[a] = b
+    parts: dict[tuple[str, str], set[tuple[str, str]]] = {}
+    for node in parent:
+        parts.setdefault(root(node), set()).add(node)
+    return list(parts.values())
 
 
 def components(model: Model) -> list[Model]:
@@ -152,7 +182,7 @@ def components(model: Model) -> list[Model]:
 
     Running time: O(M + J + edges).
     """
-    parts = list(nx.connected_components(model.graph()))
+    parts = _connected_parts(model)
     if len(parts) <= 1 or any(not any(n[0] == "class" for n in p) for p in parts):
         return [model]  # connected, or a server without classes (left to the general DP)
     order = {c: k for k, c in enumerate(model.classes)}

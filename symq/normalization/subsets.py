@@ -17,7 +17,7 @@ Examples
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from ..exact import ExactField
@@ -25,7 +25,7 @@ from ..model import Model
 from ..set_functions import (bits, compatible_arrival_table, idle_order_table,
                              required_arrival_table, service_table, zeta)
 
-__all__ = ["SubsetGraph", "IdleTables", "unions", "bits", "zeta", "is_numeric"]
+__all__ = ["SubsetGraph", "IdleTables", "unions", "union_rates", "bits", "zeta", "is_numeric"]
 
 
 @lru_cache(maxsize=64)
@@ -66,8 +66,10 @@ class SubsetGraph:
         self.mu = [value(model.service_rates[s]) for s in self.servers]
         self.lam_total = sum(self.lam, self.arith.zero)
         self.scale = None
-        if getattr(self.arith, "kind", "") in ("fmpq", "Fraction"):
-            # integer rates over a common denominator: set sums in machine integers
+        if getattr(self.arith, "make", None) is not None and is_numeric(model):
+            # integer rates over a common denominator: every set sum and every slack r(X) is
+            # exact in integers and enters the field by one conversion (no subtraction of
+            # rounded values in ball arithmetic)
             rates = [*model.arrival_rates.values(), *model.service_rates.values()]
             scale = math.lcm(*(int(r.q) for r in rates))
             self.scale = scale
@@ -88,8 +90,9 @@ class SubsetGraph:
         return make(mu, self.scale), make(mu - lam, self.scale)
 
 
-def unions(masks: list[int]) -> list[int]:
-    """All unions of the class server sets (with the empty set), increasing.
+def unions(masks: list[int], limit: int | None = None) -> list[int] | None:
+    """All unions of the class server sets (with the empty set), increasing; ``None`` when there
+    are more than ``limit`` (cached: the stability check and the DP share one enumeration).
 
     Running time: O(U J) for U unions and J classes.
 
@@ -98,6 +101,22 @@ def unions(masks: list[int]) -> list[int]:
     >>> unions([0b011, 0b110])
     [0, 3, 6, 7]
     """
+    key = tuple(sorted(set(masks)))
+    found = _UNIONS.get(key)
+    if found is None:
+        found = _enumerate_unions(key, limit)
+        if found is None:
+            return None
+        if len(_UNIONS) >= 8:
+            _UNIONS.pop(next(iter(_UNIONS)))
+        _UNIONS[key] = found
+    return None if limit is not None and len(found) > limit else list(found)
+
+
+_UNIONS: dict[tuple[int, ...], tuple[int, ...]] = {}  # a few recent models (stability, then DP)
+
+
+def _enumerate_unions(masks: tuple[int, ...], limit: int | None) -> tuple[int, ...] | None:
     reach = {0}
     frontier = [0]
     while frontier:
@@ -108,8 +127,36 @@ def unions(masks: list[int]) -> list[int]:
                 if y not in reach:
                     reach.add(y)
                     new.append(y)
+        if limit is not None and len(reach) > limit:
+            return None
         frontier = new
-    return sorted(reach)
+    return tuple(sorted(reach))
+
+
+def union_rates(graph: "SubsetGraph", order: list[int]) -> tuple[list[int], list[int]]:
+    r"""Integer $\mu(X)\cdot s$ and $\lambda(R(X))\cdot s$ for the masks ``order`` ($s$ the
+    common denominator ``graph.scale``), vectorized with numpy when the sums fit in 62 bits.
+
+    Running time: O(|order| (M + J)), in C with numpy.
+    """
+    mu_int, lam_int, masks = graph.mu_int, graph.lam_int, graph.masks
+    bound = max(sum(mu_int), sum(lam_int))
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - numpy is in the test extra
+        np = None
+    if np is None or bound >= 2 ** 62 or graph.size > 62:
+        mus = [sum(mu_int[j] for j in bits(x)) for x in order]
+        lams = [sum(l for l, m in zip(lam_int, masks) if m & ~x == 0) for x in order]
+        return mus, lams
+    xs = np.array(order, dtype=np.int64)
+    mus = np.zeros(len(order), dtype=np.int64)
+    for j, rate in enumerate(mu_int):
+        mus += ((xs >> j) & 1) * rate
+    lams = np.zeros(len(order), dtype=np.int64)
+    for m, rate in zip(masks, lam_int):
+        lams += ((xs & m) == m) * rate
+    return [int(v) for v in mus], [int(v) for v in lams]
 
 
 class IdleTables:
@@ -127,23 +174,59 @@ class IdleTables:
         zero, one = arith.zero, arith.one
         size, full = graph.size, graph.full
         n = full + 1
-        self.lam_req = required_arrival_table(graph.masks, graph.lam, size, zero)
-        self.mu = service_table(graph.mu, size, zero)
+        if graph.scale is not None:  # exact integer tables, one conversion each
+            make, scale = graph.arith.make, graph.scale
+            self._lam_int = required_arrival_table(graph.masks, graph.lam_int, size, 0)
+            self._mu_int = service_table(graph.mu_int, size, 0)
+            total = sum(graph.lam_int)
+            self.arrivals = [make(total - self._lam_int[full ^ x], scale) for x in range(n)]
+        else:
+            self._lam_int = None
+            self.arrivals = compatible_arrival_table(self.lam_req, graph.lam_total, size)
         mu_prod = [one] * n
         for x in range(1, n):
             low = x & -x
             mu_prod[x] = mu_prod[x ^ low] * graph.mu[low.bit_length() - 1]
         self.mu_prod = mu_prod
-        self.r = [self.mu[x] - self.lam_req[x] for x in range(n)]
-        self.arrivals = compatible_arrival_table(self.lam_req, graph.lam_total, size)
         self.tilde = idle_order_table(self.arrivals, size, zero, one)
-        d = [zero] * n
-        d[0] = one
-        for x in range(1, n):
-            d[x] = sum((d[x ^ (1 << j)] for j in bits(x)), zero) / self.r[x]
-        self.d = d
-        tilde = self.tilde
-        self.phi = [tilde[full ^ x] / tilde[full] for x in range(n)]
+
+    # the tables below are built on first use (ALIS needs none of them)
+    @cached_property
+    def lam_req(self) -> list[Any]:
+        g = self.graph
+        if self._lam_int is not None:
+            return [g.arith.make(v, g.scale) for v in self._lam_int]
+        return required_arrival_table(g.masks, g.lam, g.size, g.arith.zero)
+
+    @cached_property
+    def mu(self) -> list[Any]:
+        g = self.graph
+        if self._lam_int is not None:
+            return [g.arith.make(v, g.scale) for v in self._mu_int]
+        return service_table(g.mu, g.size, g.arith.zero)
+
+    @cached_property
+    def r(self) -> list[Any]:
+        g = self.graph
+        if self._lam_int is not None:
+            return [g.arith.make(m - v, g.scale) for m, v in zip(self._mu_int, self._lam_int)]
+        return [m - v for m, v in zip(self.mu, self.lam_req)]
+
+    @cached_property
+    def d(self) -> list[Any]:
+        g = self.graph
+        zero = g.arith.zero
+        r = self.r
+        d = [zero] * (g.full + 1)
+        d[0] = g.arith.one
+        for x in range(1, g.full + 1):
+            d[x] = sum((d[x ^ (1 << j)] for j in bits(x)), zero) / r[x]
+        return d
+
+    @cached_property
+    def phi(self) -> list[Any]:
+        full, tilde = self.graph.full, self.tilde
+        return [tilde[full ^ x] / tilde[full] for x in range(full + 1)]
 
     def idle_weights(self) -> list[Any]:
         r"""$W(I)=\mu^\times(I)\widetilde W(I)$ (Thm 3.9's idle-order factor summed over orders)."""

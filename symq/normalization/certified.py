@@ -1,0 +1,341 @@
+r"""Certified decimal digits of the normalization quantities by ball arithmetic: the subset DPs of
+this package run unchanged on python-flint's ``arb`` balls (a midpoint and a rigorous radius) at
+a working precision chosen from the number of digits asked for and the size of the problem, and
+the precision is raised until every ball rounds to one $N$-digit decimal: a value is printed only
+when both endpoints of its ball, hence every point of it and the exact value, round (half to
+even, as :func:`symq.numeric.round_fraction` rounds exact rationals) to the same $N$ significant
+digits. The DPs add and multiply positive numbers and divide by positive slacks $r(X)$, so the
+radius stays a few ulps per level; the two places where the formulas subtract (the slacks
+$r(X)=\mu(X)-\lambda(R(X))$ and the rates $L(I)=\lambda-\lambda(R(\mathcal M\setminus I))$ of
+ALIS and RAIS, and $1-E[\text{busy}]/K$ of ``redundancy:K:D``) are computed exactly in integers
+or rewritten as positive sums before any rounding, so no cancellation inflates a ball. Where a
+value cannot be certified (the exact value is a rounding tie, say) the exact rational route
+answers instead. python-flint is optional: without it every value is exact.
+
+Examples
+--------
+>>> from symq import model
+>>> from symq.normalization.certified import certified_quantity
+>>> w = model("w").substitute({"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4",
+...                            "mu_1": "1", "mu_2": "4/5"})
+>>> certified_quantity(w, "empty-probability", "alis", digits=20, exact=False)
+Evaluated(exact=None, value='0.54523026315789473684')
+>>> from sympy import Rational
+>>> str(Rational(663, 1216).evalf(21))
+'0.545230263157894736842'
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+from ..errors import ModelError, UnsupportedError
+from ..exact import HAVE_FLINT, flint_module, to_fraction
+from ..model import Model
+from ..numeric import round_fraction
+from .entry import DISCIPLINES, _auto_method, values
+from .structured import components
+from .subsets import unions
+
+__all__ = ["BallField", "Ball", "certified_values", "certified_quantity", "certify",
+           "ball_endpoints", "exact_is_cheap", "QUANTITIES"]
+
+#: the quantities this module certifies (the names of :mod:`symq.quantities`)
+QUANTITIES = ("empty-probability", "normalizing-constant", "server-idle-probability",
+              "mean-number", "mean-response-time")
+
+
+class BallField:
+    """The field interface of :mod:`symq.exact` on ``arb`` balls at the current flint precision.
+
+    Only use it inside ``flint.ctx.workprec(prec)`` (see :func:`certified_values`): the
+    precision of every operation is the context's.
+    """
+
+    numeric = True
+    kind = "arb"
+
+    def __init__(self) -> None:
+        flint = flint_module()
+        if flint is None:  # pragma: no cover - depends on the environment
+            raise UnsupportedError("certified digits need python-flint (pip install "
+                                   "'symq[fast]'); use exact rationals instead")
+        self._arb, self._fmpq = flint.arb, flint.fmpq
+        self.zero = self._arb(0)
+        self.one = self._arb(1)
+
+    def value(self, expr: Any) -> Any:
+        """An exact rational (sympy, ``Fraction``, ``int``) as a ball (radius one rounding)."""
+        f = to_fraction(expr, "rate", "; give rates as fractions such as 3/10", UnsupportedError)
+        if f.denominator == 1:
+            return self._arb(f.numerator)
+        return self._arb(self._fmpq(f.numerator, f.denominator))
+
+    def make(self, p: int, q: int) -> Any:
+        """The ball of $p/q$ for integers."""
+        return self._arb(self._fmpq(p, q)) if q != 1 else self._arb(p)
+
+    def expr(self, value: Any) -> Any:  # the entry point's exact conversions never reach here
+        raise UnsupportedError("a ball has no exact value; use certify()")
+
+
+@dataclass(frozen=True)
+class Ball:
+    """A certified value: its ``digits`` correct significant digits and the enclosing ball
+    ``[lower, upper]`` (exact rationals) that certified them."""
+
+    text: str
+    lower: Fraction
+    upper: Fraction
+
+    def contains(self, value: Any) -> bool:
+        """Whether an exact value lies in the ball."""
+        return self.lower <= to_fraction(value) <= self.upper
+
+
+def ball_endpoints(ball: Any) -> tuple[Fraction, Fraction]:
+    """The exact endpoints of an ``arb`` ball (midpoint and radius are exact binary numbers)."""
+    mid_m, mid_e = ball.mid().man_exp()
+    rad_m, rad_e = ball.rad().man_exp()
+
+    def exact(m, e):
+        m, e = int(m), int(e)
+        return Fraction(m * 2 ** e) if e >= 0 else Fraction(m, 2 ** -e)
+    mid, rad = exact(mid_m, mid_e), exact(rad_m, rad_e)
+    return mid - rad, mid + rad
+
+
+def certify(ball: Any, digits: int) -> Ball | None:
+    """The ``digits``-digit decimal that every point of ``ball`` rounds to, or None.
+
+    Rounding to $N$ significant digits is monotone, so it is enough that both endpoints round
+    to the same string.
+
+    Examples
+    --------
+    >>> from flint import arb
+    >>> certify(arb(1) / 3, 10).text
+    '0.3333333333'
+    >>> certify(arb("0.125 +/- 1e-30"), 2) is None   # a rounding tie inside the ball
+    True
+
+    Running time: O(digits^2) for the two roundings.
+    """
+    if not ball.is_finite():
+        return None
+    lower, upper = ball_endpoints(ball)
+    if lower <= 0 <= upper and lower != upper:
+        return None
+    low_text, high_text = round_fraction(lower, digits), round_fraction(upper, digits)
+    if low_text != high_text:
+        return None
+    return Ball(low_text, lower, upper)
+
+
+def exact_is_cheap(model: Model, discipline: str) -> bool:
+    """The default choice of arithmetic: exact rationals where they are cheap (one class,
+    structured models, collaborative models with at most 2000 unions of class server sets or
+    components of at most 14 servers, ALIS/RAIS components of at most 10 servers), balls
+    otherwise."""
+    if len(model.classes) == 1 or _auto_method(model, discipline) in ("redundancy", "nested"):
+        return True
+    parts = components(model)
+    if discipline == "collaborative":
+        index = {s: j for j, s in enumerate(model.servers)}
+        masks = [sum(1 << index[s] for s in v) for v in model.compatibility.values()]
+        return len(parts) == 1 and unions(masks, limit=2000) is not None or \
+            max(len(part.servers) for part in parts) <= 14
+    return max(len(part.servers) for part in parts) <= 10
+
+
+def _working_precision(model: Model, digits: int) -> int:
+    """Bits for ``digits`` decimal digits plus guard bits that grow with the DP's depth."""
+    size = len(model.servers) + len(model.classes)
+    return int(digits * math.log2(10)) + 32 + 4 * size
+
+
+def certified_values(model: Model, discipline: str, per_class: bool, digits: int,
+                     method: str = "auto", max_bits: int | None = None,
+                     start_bits: int | None = None, idle: bool = True
+                     ) -> tuple[dict[str, Any], int]:
+    r"""The values of :func:`symq.normalization.entry.values` as :class:`Ball` objects, each
+    with ``digits`` certified digits, and the working precision (bits) that certified them.
+
+    Parameters
+    ----------
+    model : Model
+        Exact rational rates.
+    discipline, method
+        As :func:`~symq.normalization.entry.values`.
+    per_class : bool
+        Also the mean numbers.
+    digits : int
+        Correct significant digits wanted.
+    max_bits : int, optional
+        Give up above this precision (default 16 times the first working precision).
+    start_bits : int, optional
+        First working precision (default from ``digits`` and the size of the model).
+    idle : bool
+        Also the idle probabilities (``"idle"`` is ``None`` otherwise).
+
+    Returns
+    -------
+    (dict, int)
+        ``{"G", "empty", "idle": {server: Ball}, "L": {class: Ball}}`` and the bits used; values
+        that the route computes exactly (nested trees) are certified from the exact rational.
+
+    Raises
+    ------
+    UnsupportedError
+        python-flint missing, symbolic rates, or no precision up to ``max_bits`` certified every
+        value (a rounding tie: use the exact route).
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+    >>> out, bits = certified_values(n, "collaborative", True, 12)
+    >>> out["empty"].text, out["L"]["1"].text
+    ('0.642857142857', '0.357142857143')
+
+    Running time: that of the DP (module docstring of each discipline) times the number of
+    precision raises (usually none), at O(bits^1.6) per ball operation.
+    """
+    if not HAVE_FLINT:  # pragma: no cover - depends on the environment
+        raise UnsupportedError("certified digits need python-flint; use exact rationals")
+    if not model.is_numeric:
+        raise UnsupportedError("certified digits need numeric rates: set every symbol")
+    flint = flint_module()
+    bits = start_bits or _working_precision(model, digits)
+    limit = max_bits or 16 * bits
+    while bits <= limit:
+        with flint.ctx.workprec(bits):
+            field = BallField()
+            raw, arith = values(model, discipline, per_class, method, field=field, idle=idle)
+            if per_class:  # every ball operation inside the scoped precision
+                raw["L_total"] = sum(raw["L"].values(), field.zero) if arith is field else \
+                    sum(to_fraction(sympy.sympify(v)) for v in raw["L"].values())
+        out = _certify_all(raw, arith, field, digits, per_class)
+        if out is not None:
+            return out, bits
+        bits *= 2
+    raise UnsupportedError(f"could not certify {digits} digits up to {limit} bits (a value on a "
+                           "rounding tie?); use the exact route (--exact)")
+
+
+def _certify_all(raw: dict, arith: Any, field: BallField, digits: int, per_class: bool
+                 ) -> dict[str, Any] | None:
+    def one(v):
+        if arith is field:
+            return certify(v, digits)
+        exact = to_fraction(sympy.sympify(v) if not isinstance(v, Fraction) else v)
+        return Ball(round_fraction(exact, digits), exact, exact)
+    out: dict[str, Any] = {}
+    for key in ("G", "empty"):
+        out[key] = one(raw[key])
+        if out[key] is None:
+            return None
+    out["idle"] = {} if raw["idle"] is not None else None
+    for s, v in (raw["idle"] or {}).items():
+        out["idle"][s] = one(v)
+        if out["idle"][s] is None:
+            return None
+    if per_class:
+        out["L"] = {}
+        for c, v in raw["L"].items():
+            out["L"][c] = one(v)
+            if out["L"][c] is None:
+                return None
+        total = raw["L_total"]
+        out["L_total"] = one(total) if arith is field else Ball(round_fraction(total, digits),
+                                                                 total, total)
+        if out["L_total"] is None:
+            return None
+    return out
+
+
+def certified_quantity(model: Model, quantity: str, discipline: str = "collaborative",
+                       digits: int = 30, exact: bool | None = None) -> Any:
+    """A quantity of :data:`QUANTITIES` as :class:`symq.quantities.Evaluated` values (the shape
+    of :func:`symq.quantities.derive`): exact rationals with their digits when ``exact`` is true
+    (or ``None`` and :func:`exact_is_cheap`), else certified digits only (``exact=None`` in the
+    result).
+
+    Raises
+    ------
+    ModelError
+        An unknown quantity or discipline.
+    UnsupportedError
+        As :func:`certified_values`.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+    >>> certified_quantity(n, "mean-number", digits=8, exact=False)["per_class"]["2"]
+    Evaluated(exact=None, value='0.16666667')
+    >>> certified_quantity(n, "mean-number", digits=8)["per_class"]["2"]
+    Evaluated(exact=1/6, value='0.16666667')
+    """
+    from ..quantities import Evaluated, derive, evaluate
+
+    if quantity not in QUANTITIES:
+        raise ModelError(f"certified digits exist for {', '.join(QUANTITIES)}, not {quantity!r}")
+    if discipline not in DISCIPLINES:
+        raise ModelError(f"unknown discipline {discipline!r}; available: {', '.join(DISCIPLINES)}")
+    if exact is None:
+        exact = not HAVE_FLINT or exact_is_cheap(model, discipline)
+    if exact:
+        return evaluate(derive(model, quantity, discipline), digits=digits)
+    per_class = quantity.startswith("mean")
+    try:
+        out, _ = certified_values(model, discipline, per_class, digits,
+                                  idle=quantity == "server-idle-probability")
+    except UnsupportedError:
+        if not model.is_numeric:
+            raise
+        return evaluate(derive(model, quantity, discipline), digits=digits)  # exact fallback
+
+    def ev(ball: Ball) -> Any:
+        return Evaluated(None, ball.text)
+    if quantity == "empty-probability":
+        return ev(out["empty"])
+    if quantity == "normalizing-constant":
+        return ev(out["G"])
+    if quantity == "server-idle-probability":
+        return {"per_server": {s: ev(b) for s, b in out["idle"].items()}}
+    if quantity == "mean-number":
+        return {"total": ev(out["L_total"]),
+                "per_class": {c: ev(b) for c, b in out["L"].items()}}
+    return _response_times(model, discipline, digits)
+
+
+def _response_times(model: Model, discipline: str, digits: int) -> Any:
+    """Little's law $T_c=L_c/\\lambda_c$, $T=L/\\lambda$ on the balls, certified again."""
+    from ..quantities import Evaluated
+
+    flint = flint_module()
+    bits = _working_precision(model, digits)
+    for _ in range(5):
+        with flint.ctx.workprec(bits):
+            field = BallField()
+            raw, arith = values(model, discipline, True, field=field, idle=False)
+            lam = model.arrival_rates
+
+            def ball(v):
+                return v if arith is field else field.value(sympy.sympify(v))
+            per = {c: ball(v) / field.value(lam[c]) for c, v in raw["L"].items()}
+            total = sum((ball(v) for v in raw["L"].values()), field.zero) / field.value(
+                model.arrival_rate())
+        shown = {c: certify(v, digits) for c, v in per.items()}
+        overall = certify(total, digits)
+        if overall is not None and all(b is not None for b in shown.values()):
+            return {"total": Evaluated(None, overall.text),
+                    "per_class": {c: Evaluated(None, b.text) for c, b in shown.items()}}
+        bits *= 2
+    raise UnsupportedError(f"could not certify {digits} digits; use the exact route (--exact)")
