@@ -23,38 +23,75 @@ proofs), :mod:`symq.ctmc` (the independent numerical route), :mod:`symq.elementa
 :mod:`symq.numeric` and :mod:`symq.quantities`. See the README and ``docs/`` for the tour.
 """
 
-from .balance import BalanceReport, verify
-from .catalog import builtin_names, load, loads, model
-from .compensation import CompensationResult, asymmetric_jsq, sed, symmetric_jsq
-from .compensation import solve as compensation_solve
+import importlib as _importlib
+
+# Light modules load at once (``symq.model`` must be imported here so that the name ``model``
+# stays the catalog function, not the submodule). Everything else loads on first use through
+# __getattr__ below (PEP 562), so that ``import symq`` and a short command do not pay for
+# networkx, numpy, scipy, matplotlib, dask or the compensation/supermarket/sweep packages.
 from .errors import (ModelError, SymqError, UnknownModelError, UnstableModelError,
                      UnsupportedError, VerificationError)
 from .model import Model
-from .nested import is_nested, nested_empty_probability, nesting_tree
-from .normalization import (empty_probability, mean_number, mean_response_time,
-                            normalizing_constant, server_idle_probability)
-from .quantities import Evaluated, derive, evaluate
-from .stability import check_stability, is_stable, stability_conditions, stability_report
-from .supermarket import decompose, drift_rates, simulate_jlw
+from .catalog import builtin_names, load, loads, model
+from .catalog import takes_model as _takes_model
 
-# Every public function that takes a model also takes a built-in name or a TOML path; derived
-# quantities are remembered, so that evaluate() refuses values that make their model unstable.
-from .catalog import takes_model as _takes_model  # noqa: E402
-from .quantities import quantity_function as _quantity_function  # noqa: E402
+# public name -> (module, attribute in it, wrapper): "model" means that the function also takes
+# a built-in name or a TOML path (catalog.takes_model); "quantity" also remembers the model of a
+# derived quantity so that evaluate() refuses values that make it unstable
+# (quantities.quantity_function).
+_LAZY = {
+    "BalanceReport": (".balance", "BalanceReport", None),
+    "verify": (".balance", "verify", "model"),
+    "CompensationResult": (".compensation", "CompensationResult", None),
+    "asymmetric_jsq": (".compensation", "asymmetric_jsq", None),
+    "sed": (".compensation", "sed", None),
+    "symmetric_jsq": (".compensation", "symmetric_jsq", None),
+    "compensation_solve": (".compensation", "solve", None),
+    "is_nested": (".nested", "is_nested", "model"),
+    "nesting_tree": (".nested", "nesting_tree", "model"),
+    "nested_empty_probability": (".nested", "nested_empty_probability", "quantity"),
+    "empty_probability": (".normalization", "empty_probability", "quantity"),
+    "normalizing_constant": (".normalization", "normalizing_constant", "quantity"),
+    "server_idle_probability": (".normalization", "server_idle_probability", "quantity"),
+    "mean_number": (".normalization", "mean_number", "quantity"),
+    "mean_response_time": (".normalization", "mean_response_time", "quantity"),
+    "Evaluated": (".quantities", "Evaluated", None),
+    "derive": (".quantities", "derive", None),
+    "evaluate": (".quantities", "evaluate", None),
+    "check_stability": (".stability", "check_stability", "model"),
+    "is_stable": (".stability", "is_stable", "model"),
+    "stability_conditions": (".stability", "stability_conditions", "model"),
+    "stability_report": (".stability", "stability_report", "model"),
+    "decompose": (".supermarket", "decompose", "model"),
+    "drift_rates": (".supermarket", "drift_rates", "model"),
+    "simulate_jlw": (".supermarket", "simulate_jlw", "model"),
+}
 
-empty_probability = _quantity_function(empty_probability)
-normalizing_constant = _quantity_function(normalizing_constant)
-server_idle_probability = _quantity_function(server_idle_probability)
-mean_number = _quantity_function(mean_number)
-mean_response_time = _quantity_function(mean_response_time)
-nested_empty_probability = _quantity_function(nested_empty_probability)
-verify = _takes_model(verify)
-is_nested, nesting_tree = _takes_model(is_nested), _takes_model(nesting_tree)
-check_stability, is_stable = _takes_model(check_stability), _takes_model(is_stable)
-stability_conditions = _takes_model(stability_conditions)
-stability_report = _takes_model(stability_report)
-decompose, drift_rates = _takes_model(decompose), _takes_model(drift_rates)
-simulate_jlw = _takes_model(simulate_jlw)
+
+def __getattr__(name: str):
+    """Load a public name (see ``_LAZY``) or a submodule on first use (PEP 562)."""
+    if name in _LAZY:
+        module, attribute, wrapper = _LAZY[name]
+        value = getattr(_importlib.import_module(module, __name__), attribute)
+        if wrapper == "model":
+            value = _takes_model(value)
+        elif wrapper == "quantity":
+            from .quantities import quantity_function
+            value = quantity_function(value)
+        globals()[name] = value
+        return value
+    if not name.startswith("_"):
+        try:
+            return _importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"{__name__}.{name}":
+                raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __version__ = "0.1.0"
 

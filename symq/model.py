@@ -18,7 +18,8 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
-import networkx as nx
+from ._lazy import lazy_module
+nx = lazy_module("networkx")  # imported on first use (start-up time)
 import sympy
 
 from .errors import ModelError

@@ -25,7 +25,8 @@ Examples
 
 from __future__ import annotations
 
-import networkx as nx
+from ._lazy import lazy_module
+nx = lazy_module("networkx")  # imported on first use (start-up time)
 import sympy
 
 from .distributions import ExponentialMixture
@@ -60,6 +61,51 @@ def is_nested(model: Model) -> bool:
     return True
 
 
+class _Forest:
+    """The nesting forest as plain dicts (no networkx: start-up time), with the two DiGraph
+    methods the closed forms below use, ``predecessors`` and ``successors``; iteration gives the
+    sets by decreasing size (parents before children)."""
+
+    def __init__(self, sets: list[frozenset[str]], members: dict[frozenset[str], list[str]],
+                 parent: dict[frozenset[str], frozenset[str] | None]) -> None:
+        self.sets, self.members, self.parent = sets, members, parent
+        self.children: dict[frozenset[str], list[frozenset[str]]] = {s: [] for s in sets}
+        for s in sets:
+            if parent[s] is not None:
+                self.children[parent[s]].append(s)
+
+    def __iter__(self):
+        return iter(self.sets)
+
+    def predecessors(self, node: frozenset[str]) -> list[frozenset[str]]:
+        return [] if self.parent[node] is None else [self.parent[node]]
+
+    def successors(self, node: frozenset[str]) -> list[frozenset[str]]:
+        return list(self.children[node])
+
+
+def _forest(model: Model) -> _Forest:
+    """The nesting forest of a nested model (see :func:`nesting_tree`) as a :class:`_Forest`."""
+    if not is_nested(model):
+        for i, a in model.compatibility.items():
+            for k, b in model.compatibility.items():
+                a_set, b_set = set(a), set(b)
+                if a_set & b_set and not (a_set <= b_set or b_set <= a_set):
+                    raise ModelError(f"model is not nested: classes {i!r} and {k!r} have overlapping "
+                                     f"server sets {sorted(a_set)} and {sorted(b_set)}")
+    sets = sorted(_server_sets(model), key=len, reverse=True)
+    members: dict[frozenset[str], list[str]] = {s: [] for s in sets}
+    for i, v in model.compatibility.items():
+        members[frozenset(v)].append(i)
+    smallest: dict[str, frozenset[str]] = {}
+    parent: dict[frozenset[str], frozenset[str] | None] = {}
+    for s in sets:
+        parent[s] = smallest.get(next(iter(s)))
+        for j in s:
+            smallest[j] = s
+    return _Forest(sets, members, parent)
+
+
 def nesting_tree(model: Model) -> nx.DiGraph:
     """The nesting forest: one node per distinct server set (a frozenset), an edge from each set
     to the sets it immediately contains; node attribute ``classes`` lists the classes with that set.
@@ -69,38 +115,24 @@ def nesting_tree(model: Model) -> nx.DiGraph:
     ModelError
         The model is not nested; the message names two overlapping classes.
     """
-    if not is_nested(model):
-        for i, a in model.compatibility.items():
-            for k, b in model.compatibility.items():
-                a_set, b_set = set(a), set(b)
-                if a_set & b_set and not (a_set <= b_set or b_set <= a_set):
-                    raise ModelError(f"model is not nested: classes {i!r} and {k!r} have overlapping "
-                                     f"server sets {sorted(a_set)} and {sorted(b_set)}")
+    forest = _forest(model)
     tree = nx.DiGraph()
-    sets = sorted(_server_sets(model), key=len, reverse=True)
-    members: dict[frozenset[str], list[str]] = {s: [] for s in sets}
-    for i, v in model.compatibility.items():
-        members[frozenset(v)].append(i)
-    smallest: dict[str, frozenset[str]] = {}
-    for s in sets:
-        tree.add_node(s, classes=tuple(members[s]))
-        parent = smallest.get(next(iter(s)))
-        if parent is not None:
-            tree.add_edge(parent, s)
-        for j in s:
-            smallest[j] = s
+    for s in forest:
+        tree.add_node(s, classes=tuple(forest.members[s]))
+        if forest.parent[s] is not None:
+            tree.add_edge(forest.parent[s], s)
     return tree
 
 
 def nested_loads(model: Model) -> dict[frozenset[str], tuple[sympy.Expr, sympy.Expr]]:
     r"""For each node $S$ of the nesting tree: $(\lambda_S, \hat\mu_S)$ with
     $\hat\mu_S = \mu(S) - \lambda(R(S)) + \lambda_S$ ([GR20]_, Theorem 4.5)."""
-    tree = nesting_tree(model)
+    tree = _forest(model)
     lam = model.arrival_rates
     mu = model.service_rates
-    own = {s: sympy.Add(*(lam[c] for c in data["classes"])) for s, data in tree.nodes(data=True)}
+    own = {s: sympy.Add(*(lam[c] for c in tree.members[s])) for s in tree}
     required: dict[frozenset[str], sympy.Expr] = {}
-    for s in reversed(list(nx.topological_sort(tree))):  # children first
+    for s in reversed(tree.sets):  # children first (a child is strictly smaller)
         required[s] = own[s] + sympy.Add(*(required[child] for child in tree.successors(s)))
     return {s: (own[s], sympy.Add(*(mu[j] for j in s)) - required[s] + own[s]) for s in tree}
 
@@ -119,7 +151,7 @@ def nested_empty_probability(model: Model) -> sympy.Expr:
     return sympy.Mul(*factors)
 
 
-def _ancestors(tree: nx.DiGraph, node: frozenset[str]) -> list[frozenset[str]]:
+def _ancestors(tree: "_Forest | nx.DiGraph", node: frozenset[str]) -> list[frozenset[str]]:
     out = []
     while True:
         parents = list(tree.predecessors(node))
@@ -155,7 +187,7 @@ def collaborative_response_time(model: Model, job_class: str) -> ExponentialMixt
     ModelError
         The model is not nested, or the class is unknown.
     """
-    tree = nesting_tree(model)
+    tree = _forest(model)
     loads = nested_loads(model)
     node = _node_of(model, job_class)
     lam, mu_hat = loads[node]
@@ -181,7 +213,7 @@ def nested_queueing_time_given_busy(model: Model, job_class: str,
     node = _node_of(model, job_class)
     if not node <= busy:
         return ExponentialMixture.zero()
-    tree = nesting_tree(model)
+    tree = _forest(model)
     loads = nested_loads(model)
     lam, mu_hat = loads[node]
     law = ExponentialMixture.exponential(mu_hat - lam)
@@ -223,7 +255,7 @@ def nested_means(model: Model) -> dict[str, object]:
     \prod_{S\ni k}(1-\rho_S)$ (the reduced system $\vdash k$ keeps the other nodes unchanged),
     and ``L`` $L_i=\lambda_iE T_i$ with $E T_i=\frac1{r(S_i)}+\sum_{S_j\supsetneq S_i}
     \frac{\rho_j}{\hat\mu_j-\lambda_j}$ (Little's law)."""
-    tree = nesting_tree(model)
+    tree = _forest(model)
     loads = nested_loads(model)
     one_minus = {s: (mu_hat - lam) / mu_hat for s, (lam, mu_hat) in loads.items()}
     empty = sympy.Mul(*one_minus.values())

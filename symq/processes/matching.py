@@ -42,7 +42,8 @@ from __future__ import annotations
 import itertools
 from typing import Any, Iterable, Mapping
 
-import networkx as nx
+from .._lazy import lazy_module
+nx = lazy_module("networkx")  # imported on first use (start-up time)
 import sympy
 
 from ..errors import ModelError, UnstableModelError

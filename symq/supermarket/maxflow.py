@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Mapping, Sequence
 
-import networkx as nx
+from .._lazy import lazy_module
+nx = lazy_module("networkx")  # imported on first use (start-up time)
 import sympy
 
 from ..errors import ModelError
