@@ -71,6 +71,9 @@ def _int_argument(text: str, what: str, name: str, low: int, high: int) -> int:
 def _redundancy(name: str, k: str, d: str) -> Model:
     servers_count = _int_argument(k, "K (number of servers)", name, 1, 200)
     degree = _int_argument(d, "D (servers per class)", name, 1, servers_count)
+    from .limits import check
+    check("model-classes", math.comb(servers_count, degree), f"model {name} (C(K, D) classes)",
+          remedy="choose a smaller K or a D nearer 1 or K")
     servers = [str(j) for j in range(1, servers_count + 1)]
     subsets = list(itertools.combinations(servers, degree))
     lam, mu = positive_symbol("lambda"), positive_symbol("mu")

@@ -77,7 +77,7 @@ LIMITS: dict[str, Limit] = {limit.name: limit for limit in (
           "`compensation --box N0`: states s N0^2 of the near-origin box solved exactly "
           "(N0 = 120 for s = 2)",
           "--no-limits"),
-    Limit("model-classes", 100_000, "classes",
+    Limit("model-classes", 20_000, "classes",
           "built-in `redundancy:K:D`: its C(K, D) classes (one per D-subset of servers)",
           "a smaller K or D (the limit is fixed)"),
     Limit("digits", 10_000, "digits",
