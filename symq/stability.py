@@ -239,7 +239,10 @@ def check_union_conditions(model: Model, unions: Iterable[int]) -> None:
 def _violations(unions: list[int], mu_int: list[int], classes: list[tuple[int, int]]
                 ) -> list[int]:
     """The sets among ``unions`` that may violate stability (all of them without numpy): numpy
-    compares the integer sums in C when they fit in 62 bits; the caller decides exactly."""
+    compares the integer sums in C when they fit in 62 bits; the caller decides exactly. Short
+    lists are returned as they are: importing numpy costs more than checking them (start-up)."""
+    if len(unions) < 4096:
+        return unions
     try:
         import numpy as np
     except ImportError:  # pragma: no cover - numpy is in the test extra

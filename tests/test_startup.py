@@ -49,7 +49,7 @@ def test_evaluate_command_loads_no_optional_package():
     code = ("from symq.cli import main\n"
             "main(['evaluate', 'w', 'empty-probability', '--set', 'lambda_1=3/10', '--set',"
             " 'lambda_2=1/5', '--set', 'lambda_3=1/2', '--set', 'mu_1=1', '--set', 'mu_2=4/5'])")
-    watched = ("networkx", "scipy", "matplotlib", "dask") + OPTIONAL
+    watched = HEAVY + OPTIONAL
     assert loaded_after(code, watched) == []
 
 
