@@ -175,7 +175,7 @@ def subset_dp_steps(model, discipline: str = "collaborative", cap: int | None = 
     $2^M$ server sets times (classes + servers) for ``alis`` and ``rais``. Structured models
     (``redundancy:K:D``, nested models under the collaborative discipline, ``uninformed:N``
     under ``rais``) are solved without the general DP and count (classes + servers) squared.
-    Returns ``None`` when the count passes ``cap`` (counting then stops early).
+    Returns ``None`` when the unions alone pass ``cap`` (counting then stops early).
 
     Examples
     --------
@@ -193,7 +193,7 @@ def subset_dp_steps(model, discipline: str = "collaborative", cap: int | None = 
     steps = unions * width
     if discipline != "collaborative":
         steps += (1 << servers) * width
-    return steps if cap is None or steps <= cap else None
+    return steps
 
 
 def _structured(model, discipline: str) -> bool:

@@ -1,0 +1,180 @@
+"""Size limits (symq.limits): every input that used to hang or crash ends quickly with exit status
+2 and one line saying what is too large and how to go ahead, or finishes correctly."""
+
+import pathlib
+import random
+import time
+from fractions import Fraction
+
+import pytest
+import sympy
+
+from symq.cli import main
+from symq.limits import LIMITS, count_unions, estimate_states, subset_dp_steps, sweep_work
+from symq.numeric import decimal_string, digit_count, exact_string, full_int_strings
+
+
+def _random_toml(servers: int, classes: int, seed: int) -> str:
+    rng = random.Random(seed)
+    cover = list(range(1, servers + 1))
+    rng.shuffle(cover)
+    lines = ['name = "random"']
+    for i in range(1, classes + 1):
+        chosen = set(rng.sample(range(1, servers + 1), 3))
+        if cover:
+            chosen.add(cover.pop())
+        names = ", ".join(f'"{s}"' for s in sorted(chosen))
+        lines += [f"[classes.c{i}]", f'arrival_rate = "{rng.randint(1, 9)}/{rng.randint(500, 999)}"',
+                  f"servers = [{names}]"]
+    for j in range(1, servers + 1):
+        lines += [f"[servers.{j}]", f'service_rate = "{rng.randint(1, 97)}/{rng.randint(1, 97)}"']
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def big_model(tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("limits") / "m40.toml"
+    path.write_text(_random_toml(40, 40, 1), encoding="utf-8")
+    return str(path)
+
+
+def _run(capsys, argv):
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+# (argv, exit status, fragment of the one-line message on stderr)
+REFUSED = [
+    (["evaluate", "{big}", "empty-probability"], "needs more than 300,000 subset-DP steps"),
+    (["evaluate", "{big}", "mean-number", "--discipline", "alis"], "subset-DP steps"),
+    (["derive", "{big}", "mean-number"], "subset-DP steps"),
+    (["derive", "ring:4", "empty-probability"], "symbolic subset-DP steps"),
+    (["verify", "w", "--max-jobs", "50"], "states with at most N+1 jobs"),
+    (["report", "w", "--verify-jobs", "40"], "states with at most N+1 jobs"),
+    (["show", "redundancy:200:100"], "9.1e+58 classes"),
+    (["compensation", "jsq", "--rho", "9/10", "--digits", "100000"], "100,000 digits"),
+    (["compensation", "jsq", "--rho", "9/10", "--box", "100000"], "1.0e+10 box states"),
+    (["sweep", "balance", "--classes", "7", "--servers", "7"], "graph-enumeration steps"),
+    (["report", "w", "--digits", "0"], "--digits must be from 1 to 10000"),
+    (["report", "w", "--verify-jobs", "-1"], "--verify-jobs must be 0 or more"),
+    (["evaluate", "w", "empty-probability", "--digits", "10001"], "from 1 to 10000"),
+    (["report", "w", "--output", "/nonexistent-symq-folder/x.tex"], "does not exist"),
+    (["report", "w", "--output", "/proc/x.tex"], "cannot write"),
+    (["sweep", "nested", "--classes", "2", "--servers", "2", "--workers", "0",
+      "--output", "/proc/x.jsonl"], "cannot write"),
+    (["compensation", "sed", "--s", "3", "--q", "2/5", "--rho", "9/10", "--plot-dir",
+      "/proc/pictures"], "--plot-dir /proc/pictures: cannot write"),
+]
+
+
+@pytest.mark.parametrize("argv,fragment", REFUSED, ids=[" ".join(a) for a, _ in REFUSED])
+def test_refused_quickly_with_one_line(capsys, big_model, argv, fragment):
+    argv = [a.replace("{big}", big_model) for a in argv]
+    start = time.perf_counter()
+    code, out, err = _run(capsys, argv)
+    assert code == 2, (out, err)
+    assert fragment in err
+    assert err.count("\n") == 1 and err.startswith("symq: error: ")
+    if "too large" in err:
+        assert "--no-limits" in err or "--max-work" in err or "smaller K" in err
+    assert time.perf_counter() - start < 10
+
+
+def test_a_resource_limit_trips_within_two_seconds(capsys, big_model):
+    start = time.perf_counter()
+    code, _, err = _run(capsys, ["evaluate", big_model, "empty-probability"])
+    assert code == 2 and "too large" in err
+    assert time.perf_counter() - start < 2
+    start = time.perf_counter()
+    code, _, err = _run(capsys, ["verify", "w", "--max-jobs", "50"])
+    assert code == 2 and "too large" in err
+    assert time.perf_counter() - start < 2
+
+
+RING3 = ["--set", "lambda_1=1/3", "--set", "lambda_2=1/2", "--set", "lambda_3=1/4",
+         "--set", "mu_1=1", "--set", "mu_2=1", "--set", "mu_3=1"]
+
+
+def test_the_estimator_counts(capsys):
+    """ring:3 has 5 unions of class server sets and 3 + 3 classes and servers: 30 steps. A limit
+    of 30 runs, 29 is refused (so the estimate is neither skipped nor a constant)."""
+    assert subset_dp_steps(__import__("symq").model("ring:3"), "collaborative") == 30
+    code, out, _ = _run(capsys, ["evaluate", "ring:3", "empty-probability", *RING3,
+                                 "--max-work", "30"])
+    assert code == 0 and out.strip()
+    code, _, err = _run(capsys, ["evaluate", "ring:3", "empty-probability", *RING3,
+                                 "--max-work", "29"])
+    assert code == 2 and "needs about 30 subset-DP steps (limit 29)" in err
+    # verify w --max-jobs 2 enumerates 1 + 3 + 9 + 27 = 40 class sequences
+    assert _run(capsys, ["verify", "w", "--max-jobs", "2", "--max-work", "40"])[0] == 0
+    code, _, err = _run(capsys, ["verify", "w", "--max-jobs", "2", "--max-work", "39"])
+    assert code == 2 and "40 states" in err
+
+
+def test_estimates_against_direct_counts():
+    from symq.balance import build_process
+    masks = [0b011, 0b110, 0b101]
+    assert count_unions(masks) == 5
+    assert count_unions(masks, cap=4) is None
+    process = build_process(__import__("symq").model("w"))
+    exact = len(process.states(7))
+    estimate, is_exact = estimate_states(process, 6, sample=50)  # extrapolated past 50 states
+    assert not is_exact and estimate == exact == sum(3 ** n for n in range(8))
+    # candidates of combinations_with_replacement(range(1, 2^m), j) times m! relabellings
+    assert sweep_work(2, 2) == 1 * 1 + 3 * 2 + 1 * 1 + 6 * 2
+
+
+def test_exact_values_of_any_size_print():
+    huge = sympy.Rational(10 ** 5000 + 1, 3)
+    assert digit_count(huge.p) == 5001
+    assert exact_string(huge).startswith("exact rational with 5001/1 digits")
+    full = exact_string(huge, full=True)
+    assert len(full) == 5003 and full.endswith("01/3")
+    text = decimal_string(huge, 30)  # an int-to-str traceback before
+    assert text == "3." + "3" * 29 + "e4999"
+    value = decimal_string(sympy.Rational(1, 7), 5000)
+    assert len(value) == 5002 and value.startswith("0.142857142857")
+    with full_int_strings():
+        assert abs(Fraction(value) - Fraction(1, 7)) < Fraction(1, 10 ** 5000)
+
+
+def test_evaluate_prints_5000_digits(capsys):
+    code, out, _ = _run(capsys, ["evaluate", "w", "empty-probability", "--set", "lambda_1=1",
+                                 "--set", "lambda_2=1", "--set", "lambda_3=1", "--set", "mu_1=2",
+                                 "--set", "mu_2=3", "--digits", "5000"])
+    assert code == 0
+    exact, value = out.strip().split(" = ")
+    assert len(value.replace("0.", "", 1)) == 5000
+    with full_int_strings():
+        assert abs(Fraction(value) - Fraction(exact)) < Fraction(1, 10 ** 4999)
+
+
+def test_report_pdf_with_and_without_pdflatex(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    code, _, err = _run(capsys, ["report", "n", "--verify-jobs", "0",
+                                 "--output", str(tmp_path / "n.pdf")])
+    assert code == 2 and "needs pdflatex" in err and not (tmp_path / "n.pdf").exists()
+    fake = tmp_path / "bin" / "pdflatex"  # writes report.pdf in its working folder
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\ncase \"$*\" in *-halt-on-error*) ;; *) exit 3;; esac\n"
+                    "[ -s report.tex ] && printf '%%PDF-1.5' > report.pdf\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(fake.parent))
+    code, out, _ = _run(capsys, ["report", "n", "--verify-jobs", "0",
+                                 "--output", str(tmp_path / "n.pdf")])
+    assert code == 0 and "wrote" in out
+    assert (tmp_path / "n.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_every_limit_is_documented():
+    page = (pathlib.Path(__file__).parent.parent / "docs" / "security.md").read_text()
+    for limit in LIMITS.values():
+        assert f"`{limit.name}`" in page, limit.name
+
+
+def test_no_command_module_imports_the_cli():
+    folder = pathlib.Path(__file__).parent.parent / "symq" / "commands"
+    for path in folder.glob("*.py"):
+        text = path.read_text()
+        assert "from ..cli import" not in text and "symq.cli import" not in text, path.name
