@@ -181,13 +181,7 @@ CERTIFIED_QUANTITIES = ("empty-probability", "normalizing-constant", "server-idl
                         "mean-number", "mean-response-time")
 
 
-def _run_evaluate(args: argparse.Namespace) -> int:
-    _, model, values = model_with_values(args)
-    if not model.is_numeric:
-        missing = ", ".join(sorted(s.name for s in model.symbols))
-        raise ModelError(f"evaluate needs a value for every symbol; missing: {missing} "
-                         "(give each with --set NAME=VALUE)")
-    _check_work(args, model)
+def _evaluate_result(args: argparse.Namespace, model: Model) -> Any:
     from .response_time.quantities import evaluate_request
     result = evaluate_request(model, args.quantity, args.discipline, args.digits,
                               time=args.time, percentile=args.percentile)
@@ -198,6 +192,19 @@ def _run_evaluate(args: argparse.Namespace) -> int:
                                     exact=True if args.exact else None)
     if result is None:
         result = evaluate(derive(model, args.quantity, args.discipline), digits=args.digits)
+    return result
+
+
+def _run_evaluate(args: argparse.Namespace) -> int:
+    _, model, values = model_with_values(args)
+    if not model.is_numeric:
+        missing = ", ".join(sorted(s.name for s in model.symbols))
+        raise ModelError(f"evaluate needs a value for every symbol; missing: {missing} "
+                         "(give each with --set NAME=VALUE)")
+    _check_work(args, model)
+    from .progress import busy
+    with busy(f"evaluate {args.quantity}"):  # on a terminal: 'working, 0:05 elapsed'
+        result = _evaluate_result(args, model)
     if args.format == "json":
         emit_json({"model": _label(args, model), "quantity": args.quantity,
                    "discipline": args.discipline, "parameters": values, "digits": args.digits,
