@@ -268,23 +268,31 @@ def absorption_transform(model: Model, discipline: str, kind: str, start: Any, t
     if n > 600:
         raise ModelError("the tagged chain is too large for the exact solve; lower max_jobs")
     theta = Fraction(theta)
-    # (theta + q(x)) u(x) - sum_y q(x, y) u(y) = q(x, done)
-    matrix = [[Fraction(0)] * (n + 1) for _ in range(n)]
+    # (theta + q(x)) u(x) - sum_y q(x, y) u(y) = q(x, done): sparse exact elimination
+    rows_eq: list[dict] = []
     for i, row in enumerate(rows):
-        total = sum((Fraction(x) for x in row.values()), Fraction(0))
-        matrix[i][i] += theta + total
+        equation: dict = {i: theta + sum((Fraction(x) for x in row.values()), Fraction(0)),
+                          "rhs": Fraction(0)}
         for j, rate in row.items():
             if j == DONE:
-                matrix[i][n] += Fraction(rate)
+                equation["rhs"] += Fraction(rate)
             else:
-                matrix[i][j] -= Fraction(rate)
-    for col in range(n):  # Gauss-Jordan, exact
-        pivot = next(r for r in range(col, n) if matrix[r][col] != 0)
-        matrix[col], matrix[pivot] = matrix[pivot], matrix[col]
-        lead = matrix[col][col]
-        matrix[col] = [x / lead for x in matrix[col]]
-        for r in range(n):
-            if r != col and matrix[r][col] != 0:
-                f = matrix[r][col]
-                matrix[r] = [a - f * b for a, b in zip(matrix[r], matrix[col])]
-    return matrix[index[start]][n]
+                equation[j] = equation.get(j, Fraction(0)) - Fraction(rate)
+        rows_eq.append(equation)
+    for col in range(n - 1, -1, -1):  # eliminate the last explored states first
+        pivot = rows_eq[col]
+        lead = pivot.pop(col)
+        pivot = {k: v / lead for k, v in pivot.items()}
+        rows_eq[col] = pivot
+        for r in range(col):
+            f = rows_eq[r].pop(col, None)
+            if f:
+                target = rows_eq[r]
+                for k, v in pivot.items():
+                    target[k] = target.get(k, Fraction(0)) - f * v
+    solution: dict[int, Fraction] = {}
+    for col in range(n):
+        eq = rows_eq[col]
+        solution[col] = eq["rhs"] - sum((v * solution[k] for k, v in eq.items()
+                                         if k != "rhs"), Fraction(0))
+    return solution[index[start]]
