@@ -161,19 +161,21 @@ def _run_derive(args: argparse.Namespace) -> int:
     _, model, values = model_with_values(args)
     _, method = handler_for(model, args.quantity, args.discipline)
     _check_work(args, model)
+    from .formulas.output import derive_result
     from .progress import busy
     with busy(f"derive {args.quantity}"):  # on a terminal: 'working, 0:05 elapsed'
-        result = derive(model, args.quantity, args.discipline)
-    from .numeric import full_int_strings
-    with full_int_strings():  # a formula is printed in full, however long its numbers
-        if args.format == "json":
-            emit_json({"model": _label(args, model), "quantity": args.quantity,
-                       "discipline": args.discipline, "method": method, "parameters": values,
-                       "result": _shape(result, _expr_json)})
-            return 0
-        for label, expr in flatten_result(result):
-            text = sympy.latex(expr) if args.format == "latex" else str(expr)
-            print(f"{label}: {text}" if label else text)
+        out = derive_result(model, args.quantity, args.discipline, args.form)
+    if args.format == "json":
+        data = {"model": _label(args, model), "quantity": args.quantity,
+                "discipline": args.discipline, "method": method, "parameters": values,
+                "form": out["form"]}
+        if out["structured"] is not None:
+            data["structured"] = out["structured"].as_json()
+        if out["json_result"] is not None:
+            data["result"] = out["json_result"]
+        emit_json(data)
+        return 0
+    print(out["latex"] if args.format == "latex" else out["text"])
     return 0
 
 
@@ -295,6 +297,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                        help="one of: " + ", ".join(QUANTITIES))
         p.add_argument("--discipline", choices=DISCIPLINES, default="collaborative")
         add_set_argument(p)
+        if name == "derive":
+            p.add_argument("--form", choices=("structured", "expanded", "factored"),
+                           default="structured",
+                           help="structured (named intermediate quantities, then the quantity; "
+                                "default), expanded (one cancelled rational function) or "
+                                "factored (its numerator and denominator factored)")
         if name == "evaluate":
             p.add_argument("--digits", type=_digits, default=30,
                            help="significant digits of the decimal value (default 30)")

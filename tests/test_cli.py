@@ -43,7 +43,8 @@ def test_derive_latex_uses_greek_symbols(capsys):
 
 
 def test_derive_json(capsys):
-    data = run_json(capsys, ["derive", "w", "empty-probability", "--json"])
+    data = run_json(capsys, ["derive", "w", "empty-probability", "--form", "expanded",
+                                   "--json"])
     expr = sympy.sympify(data["result"]["expr"])
     values = {s: v for s, v in zip(sorted(expr.free_symbols, key=str), [3, 2, 5, 10, 8])}
     assert data["method"]

@@ -259,7 +259,7 @@ def test_formula_variables_are_those_of_distributions():
     ["derive", "n", "response-time"],
 ])
 def test_derive_output_reads_back(capsys, argv):
-    assert main(argv + ["--json"]) == 0
+    assert main(argv + ["--form", "expanded", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     expected = symq.derive(argv[1], argv[2], *argv[4:5])
 

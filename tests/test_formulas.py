@@ -1,0 +1,222 @@
+"""Structured formulas (symq.formulas) against the numeric exact algorithms, by a second route:
+every definition list is evaluated at random rational rates and compared exactly with
+symq.normalization on the substituted model (the subset DP for collaborative nested models,
+whose structured form is the nesting-tree product), for every connected graph with at most 3
+classes and 3 servers and random graphs up to 6 servers; the expanded forms at the same points;
+a corrupted definition must be caught; the JSON expressions read back through symq's parser;
+the LaTeX compiles where pdflatex is installed."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+import re
+import shutil
+import subprocess
+
+import pytest
+import sympy
+
+import symq
+from symq import normalization as nz
+from symq.cli import main
+from symq.errors import ModelError
+from symq.expressions import FORMULA_FUNCTIONS, parse_expression
+from symq.formulas import FORMS, Term, structured
+from symq.formulas.build import Builder
+from symq.graphs import compatibility_graphs, graph_from_key
+from symq.model import Model
+from symq.nested import is_nested
+from symq.rates import positive_symbol
+
+QUANTITIES = {"empty-probability": nz.empty_probability,
+              "normalizing-constant": nz.normalizing_constant,
+              "server-idle-probability": nz.server_idle_probability,
+              "mean-number": nz.mean_number,
+              "mean-response-time": nz.mean_response_time}
+DISCIPLINES = ("collaborative", "alis", "rais")
+
+
+def stable_point(model: Model, rng: random.Random) -> dict[str, sympy.Rational]:
+    """Rational rates with total arrival rate below every service rate (so stable)."""
+    lam_names = {s.name for r in model.arrival_rates.values() for s in r.free_symbols}
+    out = {}
+    for s in sorted(model.symbols, key=lambda s: s.name):
+        if s.name in lam_names:
+            out[s.name] = sympy.Rational(rng.randint(1, 9), 10 * (len(model.classes) + 1))
+        else:
+            out[s.name] = sympy.Rational(rng.randint(10, 30), 10)
+    return out
+
+
+def numeric(model, quantity, discipline, values):
+    m = model.substitute({k: str(v) for k, v in values.items()})
+    method = "subset-dp" if discipline == "collaborative" and is_nested(model) else "auto"
+    return QUANTITIES[quantity](m, discipline, method=method)
+
+
+def random_graph(rng: random.Random, servers: int, classes: int) -> Model:
+    while True:
+        rows = [rng.randrange(1, 1 << servers) for _ in range(classes)]
+        used = 0
+        for r in rows:
+            used |= r
+        if used == (1 << servers) - 1:
+            key = ",".join("{" + ",".join(str(k + 1) for k in range(servers) if r >> k & 1) + "}"
+                           for r in rows)
+            return graph_from_key(key).to_model()
+
+
+SMALL = [g.to_model() for g in compatibility_graphs(3, 3)]
+
+
+@pytest.mark.parametrize("discipline", DISCIPLINES)
+def test_structured_equals_numeric_on_every_small_graph(discipline):
+    rng = random.Random(14)
+    for model in SMALL:
+        values = stable_point(model, rng)
+        for quantity in QUANTITIES:
+            got = structured(model, quantity, discipline).at(values)
+            assert got == numeric(model, quantity, discipline, values), (model.name, quantity)
+
+
+def test_structured_equals_numeric_on_random_graphs_up_to_six_servers():
+    rng = random.Random(6)
+    models = [random_graph(rng, m, j) for m, j in ((4, 3), (5, 4), (6, 3), (6, 6))]
+    models.append(graph_from_key("{1},{2},{1,2},{3},{4},{3,4},{1,2,3,4,5}").to_model())
+    for model in models:
+        values = stable_point(model, rng)
+        for discipline in DISCIPLINES:
+            for quantity in QUANTITIES:
+                got = structured(model, quantity, discipline).at(values)
+                assert got == numeric(model, quantity, discipline, values), \
+                    (model.compatibility, discipline, quantity)
+
+
+def test_alis_and_rais_structures_agree():
+    # two different structures (idle-order weights W vs busy-set weights D): same P(empty),
+    # idle probabilities and mean numbers under the canonical routing
+    rng = random.Random(3)
+    for model in (symq.model("ring:4"), random_graph(rng, 5, 5)):
+        values = stable_point(model, rng)
+        for quantity in ("empty-probability", "server-idle-probability", "mean-number"):
+            assert structured(model, quantity, "alis").at(values) == \
+                structured(model, quantity, "rais").at(values)
+
+
+@pytest.mark.parametrize("form", ["expanded", "factored"])
+def test_expanded_forms_equal_numeric(form):
+    rng = random.Random(7)
+    models = [g.to_model() for g in compatibility_graphs(3, 2)] + [symq.model("ring:3")]
+    for model in models:
+        values = stable_point(model, rng)
+        point = {positive_symbol(k): v for k, v in values.items()}
+        for discipline in DISCIPLINES:
+            for quantity in QUANTITIES:
+                if len(model.servers) == 3 and quantity.startswith("mean"):
+                    continue  # large; the structured route covers them
+                f = structured(model, quantity, discipline)
+                got = _map(f.expanded(form), lambda e: e.xreplace(point))
+                assert got == numeric(model, quantity, discipline, values), (model, quantity)
+
+
+def _map(shape, leaf):
+    if isinstance(shape, dict):
+        return {k: _map(v, leaf) for k, v in shape.items()}
+    return leaf(shape)
+
+
+def test_expanded_equals_the_old_derivation():
+    for discipline in DISCIPLINES:
+        new = structured("w", "mean-number", discipline).expanded()
+        old = symq.derive("w", "mean-number", discipline)
+        assert sympy.cancel(new["per_class"]["3"] - old["per_class"]["3"]) == 0
+
+
+def test_a_corrupted_definition_is_caught():
+    rng = random.Random(1)
+    model = symq.model("ring:3")
+    values = stable_point(model, rng)
+    f = structured(model, "mean-number", "alis")
+    good = f.at(values)
+    assert good == numeric(model, "mean-number", "alis", values)
+    k = next(i for i, d in enumerate(f.definitions) if d.name.startswith("V__"))
+    d = f.definitions[k]
+    bad_terms = [Term(t.coef * 2, t.names) if j == 0 else t for j, t in enumerate(d.terms)]
+    corrupted = dataclasses.replace(f, definitions=[*f.definitions[:k],
+                                                    dataclasses.replace(d, terms=bad_terms),
+                                                    *f.definitions[k + 1:]])
+    assert corrupted.at(values) != numeric(model, "mean-number", "alis", values)
+
+
+def test_json_expressions_read_back_and_evaluate():
+    rng = random.Random(2)
+    model = symq.model("ring:3")
+    values = stable_point(model, rng)
+    for discipline in DISCIPLINES:
+        f = structured(model, "mean-response-time", discipline)
+        data = f.as_json()
+        env = {}
+        point = {positive_symbol(k): v for k, v in values.items()}
+        for d in data["definitions"]:
+            assert "__" in d["name"] and d["latex"]
+            expr = parse_expression(d["expr"], d["name"], functions=FORMULA_FUNCTIONS,
+                                    variables=env, max_length=100_000)
+            env[d["name"]] = expr.xreplace(point)
+        want = numeric(model, "mean-response-time", discipline, values)
+        assert env[data["result"]["total"]] == want["total"]
+
+
+def test_names_cannot_clash_with_rates():
+    clash = Model(compatibility={"1": ["1"]}, arrival_rates={"1": sympy.Symbol("H__1")},
+                  service_rates={"1": positive_symbol("mu")})
+    with pytest.raises(ModelError, match="reserve"):
+        structured(clash, "empty-probability")
+    # a rate whose LaTeX looks like a name: the names are set in sans serif instead
+    look = Model(compatibility={"1": ["1"], "2": ["1", "2"]},
+                 arrival_rates={"1": positive_symbol("H_1"), "2": positive_symbol("lambda")},
+                 service_rates={"1": positive_symbol("mu_1"), "2": positive_symbol("mu_2")})
+    assert r"\mathsf{H}" in structured(look, "empty-probability", "alis").latex()
+    assert Builder(symq.model("w"))._decorate is False
+
+
+def test_every_line_is_short():
+    from symq.formulas.render import width
+    f = structured(graph_from_key("{1},{2},{1,2},{3},{4},{3,4},{1,2,3,4,5}").to_model(),
+                   "mean-number", "rais")
+    for line in f.latex().splitlines()[1:-1]:
+        assert width(line) < 80, line
+
+
+def test_cli_forms_and_json(capsys):
+    assert main(["derive", "w", "empty-probability", "--discipline", "alis"]) == 0
+    out = capsys.readouterr().out
+    assert "W__1_2 = " in out and out.strip().endswith("result: P__empty")
+    assert main(["derive", "w", "mean-number", "--format", "latex"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(r"\begin{align*}") and "per_class" not in out
+    assert main(["derive", "n", "mean-number", "--form", "expanded", "--format", "latex"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(r"\begin{align*}") and "L_{1} &= " in out and "per_class" not in out
+    assert main(["derive", "w", "mean-number", "--form", "factored", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["form"] == "factored" and data["structured"]["result"]["total"] == "L__all"
+    assert set(data["result"]) == {"total", "per_class"}
+    assert set(FORMS) == {"structured", "expanded", "factored"}
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+def test_latex_compiles_without_overfull_lines(tmp_path):
+    from symq.latex import document
+    body = []
+    for name in ("w", "ring:4"):
+        for discipline in DISCIPLINES:
+            body.append(structured(name, "mean-number", discipline).latex())
+    (tmp_path / "f.tex").write_text(document("formulas", "\n".join(body)))
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "f.tex"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    log = (tmp_path / "f.log").read_text(errors="replace")
+    assert run.returncode == 0, log[-2000:]
+    widths = [float(w) for w in re.findall(r"Overfull \\hbox \(([\d.]+)pt too wide\)", log)]
+    assert max(widths, default=0) <= 10
