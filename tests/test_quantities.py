@@ -213,8 +213,8 @@ def test_derive_w_response_time_latex(capsys):
     out = capsys.readouterr().out
     for part in ("lst", "mean", "variance", "cdf"):
         for c in ("1", "2", "3"):
-            assert f"{part} {c}: " in out
-    assert r"\theta" in out and "e^{" in out
+            assert rf"\text{{{part}}}_{{{c}}} &= " in out  # valid LaTeX: one align* block
+    assert out.startswith(r"\begin{align*}") and r"\theta" in out and "e^{" in out
 
 
 @pytest.mark.parametrize("name,discipline,values", [
