@@ -36,7 +36,7 @@ def main(seed: int = 3) -> None:
         little = mean_response_time(m, discipline)["per_class"][job_class]
         assert str(law.mean()) == str(little), (law.mean(), little)
         print(f"{discipline:>13}: class {job_class}, P(T > 1) = {value}  "
-              f"(LST degree {law.denominator.degree()}, {elapsed:.2f} s; mean {law.mean()} = "
+              f"(LST degree {law.denominator.degree()}, {elapsed:.2f} s; mean {float(law.mean()):.12g} = "
               "Little's law)")
 
 
