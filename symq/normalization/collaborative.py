@@ -29,7 +29,7 @@ from typing import Any
 
 import sympy
 
-from ..exact import to_fraction
+from ..exact import rational, to_sympy
 from ..model import Model
 from ..stability import check_stability
 from .subsets import SubsetGraph, is_numeric, union_rates, unions, zeta
@@ -196,15 +196,32 @@ def _server_removal(model: Model):
     servers_of = {i: frozenset(model.compatibility[i]) for i in classes}
     classes_of = {j: frozenset(model.classes_of([j])) for j in model.servers}
     numeric = is_numeric(model)
-    convert = to_fraction if numeric else (lambda x: x)
+    convert = rational if numeric else (lambda x: x)
     lam = {i: convert(model.arrival_rates[i]) for i in classes}
     mu = {j: convert(model.service_rates[j]) for j in model.servers}
-    zero = to_fraction(0) if numeric else sympy.Integer(0)
-    one = to_fraction(1) if numeric else sympy.Integer(1)
+    zero = rational(0) if numeric else sympy.Integer(0)
+    one = rational(1) if numeric else sympy.Integer(1)
     simplify = (lambda x: x) if numeric else sympy.cancel
 
     def servers(remaining):
         return frozenset().union(*(servers_of[i] for i in remaining))
+
+    @lru_cache(maxsize=None)
+    def parts(remaining: frozenset) -> tuple[frozenset, ...]:
+        # the connected components (classes linked by shared servers): the law factors over them
+        left, out = set(remaining), []
+        while left:
+            stack = [left.pop()]
+            part = set(stack)
+            while stack:
+                for j in servers_of[stack.pop()]:
+                    for i in classes_of[j]:
+                        if i in left:
+                            left.discard(i)
+                            part.add(i)
+                            stack.append(i)
+            out.append(frozenset(part))
+        return tuple(out)
 
     def capacity(remaining):
         return sum((mu[j] for j in servers(remaining)), zero) - sum((lam[i] for i in remaining), zero)
@@ -214,6 +231,12 @@ def _server_removal(model: Model):
         # 1 / pi(empty) of the system made of the classes `remaining` (Prop 6.2, inverted)
         if not remaining:
             return one
+        split = parts(remaining)
+        if len(split) > 1:  # pi(0) is the product over components
+            product = one
+            for part in split:
+                product = product * inverse_empty(part)
+            return simplify(product)
         total = sum((mu[j] * inverse_empty(remaining - classes_of[j]) for j in servers(remaining)),
                     zero)
         return simplify(total / capacity(remaining))
@@ -223,6 +246,9 @@ def _server_removal(model: Model):
         # corrected Prop 6.3: L_i = (lambda_i + sum_{k not in S_i} mu_k psi_k L_{i|-k}) / (mu - lambda)
         if not remaining:
             return {}
+        split = parts(remaining)
+        if len(split) > 1:  # each class's mean number is that of its component
+            return {i: v for part in split for i, v in means(part).items()}
         cap = capacity(remaining)
         inv = inverse_empty(remaining)
         out = {}
@@ -273,7 +299,7 @@ def collaborative_empty_probability(model: Model) -> sympy.Expr:
     inverse, _ = _server_removal(model)
     result = inverse(frozenset(model.classes))
     if is_numeric(model):
-        return sympy.Rational(result.denominator, result.numerator)
+        return to_sympy(1 / result)
     return sympy.factor(1 / result)
 
 
@@ -306,5 +332,5 @@ def server_removal_mean_number(model: Model) -> dict[str, sympy.Expr]:
     _, means = _server_removal(model)
     result = means(frozenset(model.classes))
     if is_numeric(model):
-        return {i: sympy.Rational(v.numerator, v.denominator) for i, v in result.items()}
+        return {i: to_sympy(v) for i, v in result.items()}
     return {i: sympy.factor(v) for i, v in result.items()}

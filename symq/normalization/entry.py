@@ -33,6 +33,7 @@ from typing import Any
 import sympy
 
 from ..errors import ModelError, UnsupportedError
+from ..exact import to_sympy
 from ..model import Model
 from ..stability import check_stability, check_union_conditions
 from .alis import alis_values
@@ -48,7 +49,8 @@ __all__ = ["DISCIPLINES", "METHODS", "values", "method_name", "empty_probability
 #: the disciplines of the normalization DPs ([GR20]_ Thm 3.3, 3.9, 3.10)
 DISCIPLINES = ("collaborative", "alis", "rais")
 #: the values of ``method=``
-METHODS = ("auto", "subset-dp", "server-removal", "redundancy", "nested", "components")
+METHODS = ("auto", "subset-dp", "server-removal", "redundancy", "nested", "components",
+           "ring")
 #: above this many unions the stability check uses one max-flow instead
 _MAX_UNION_CHECK = 200_000
 
@@ -111,6 +113,9 @@ def _auto_method(model: Model, discipline: str) -> str:
     from ..nested import is_nested
     if discipline == "collaborative" and is_nested(model):
         return "nested"
+    from .ring import is_ring
+    if discipline == "collaborative" and is_ring(model):
+        return "ring"
     return "subset-dp"
 
 
@@ -139,6 +144,9 @@ def method_name(model: Model, discipline: str, quantity: str = "empty-probabilit
         return "nested closed form through the nesting tree (Thm 4.5, prod(1 - rho_S), Little's law)"
     if method == "server-removal":
         return "server-removal recursion over class sets (Prop 6.2, corrected Prop 6.3)"
+    if method == "ring":
+        return ("ring: arc weights and a transfer sum along the cycle, O(M^3) (docs/quantities.md "
+                "Rings; Prop 6.2 for idle, adjoint pass for the mean numbers)")
     if discipline == "collaborative":
         return ("subset DP over unions of class server sets (exact-cover weights H; Prop 6.2, "
                 "corrected Prop 6.3)")
@@ -208,6 +216,13 @@ def values(model: Model, discipline: str = "collaborative", per_class: bool = Fa
             raise ModelError("method 'nested' needs a nested model and the collaborative "
                              "discipline; use method='auto'")
         return nested_means(model), None
+    if method == "ring":
+        from .ring import is_ring, ring_values
+        if discipline != "collaborative" or not is_ring(model):
+            raise ModelError("method 'ring' needs a ring (class i compatible with servers i and "
+                             "i+1 mod M) and the collaborative discipline; use method='auto'")
+        out = ring_values(model, per_class, field)
+        return out, out["arith"]
     if method == "server-removal":
         if discipline != "collaborative":
             raise UnsupportedError("method 'server-removal' is the collaborative recursion of "
@@ -222,8 +237,7 @@ def _server_removal_values(model: Model, per_class: bool) -> dict[str, Any]:
     inverse, means = _server_removal(model)
     everything = frozenset(model.classes)
     g = inverse(everything)
-    to = (lambda v: sympy.Rational(v.numerator, v.denominator)) if is_numeric(model) else \
-        sympy.sympify
+    to = to_sympy if is_numeric(model) else sympy.sympify
     out = {"G": to(g), "empty": to(1 / g)}
     out["idle"] = {k: to(inverse(everything - frozenset(model.classes_of([k]))) / g)
                    for k in model.servers}  # Prop 6.2: psi_k = pi(0) / pi_{|-k}(0)
