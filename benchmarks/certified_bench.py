@@ -116,14 +116,14 @@ def route(kind: str, model: Model, discipline: str):
     if kind == "certified":
         per_class = discipline.endswith("means")
         disc = discipline.split()[0]
-        out, bits = certified_values(model, disc, per_class, DIGITS)
+        out, bits = certified_values(model, disc, per_class, DIGITS, idle=False)
         result = {"empty": out["empty"].text} if not per_class else \
             {c: b.text for c, b in out["L"].items()}
         note = f"{bits} bits"
     elif kind == "exact":
         per_class = discipline.endswith("means")
         disc = discipline.split()[0]
-        out, arith = values(model, disc, per_class)
+        out, arith = values(model, disc, per_class, idle=False)
         conv = lambda v: Fraction(int(v.p), int(v.q))  # noqa: E731 - fmpq or Fraction
         if per_class:
             result = {c: conv(v) if not isinstance(v, Fraction) else v for c, v in out["L"].items()}
