@@ -58,7 +58,7 @@ LIMITS: dict[str, Limit] = {limit.name: limit for limit in (
           "`evaluate`, `derive`, `report` with numeric rates: server sets the subset DP visits "
           "(unions of class server sets; all 2^M sets for alis and rais) times (classes + servers)",
           "--max-work N, --no-limits"),
-    Limit("symbolic-dp-steps", 60, "symbolic subset-DP steps",
+    Limit("symbolic-dp-steps", 200, "symbolic subset-DP steps",
           "the same count for symbolic rates (every step is rational-function algebra)",
           "--max-work N, --no-limits"),
     Limit("states", 50_000, "states with at most N+1 jobs",

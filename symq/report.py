@@ -169,9 +169,10 @@ def _quantity_blocks(section: Section, model: Model, numeric: Model, discipline:
         _, method = handler_for(model, quantity, discipline)
         value = evaluate(derive(numeric, quantity, discipline), digits=digits)
     except SymqError as error:
-        section.text(f"{QUANTITIES[quantity].capitalize()}: not available ({escape(str(error))}).")
+        section.text(f"{escape(QUANTITIES[quantity].capitalize())}: not available "
+                     f"({escape(str(error))}).")
         return
-    section.text(f"{QUANTITIES[quantity].capitalize()} (method: {escape(method)}).")
+    section.text(f"{escape(QUANTITIES[quantity].capitalize())} (method: {escape(method)}).")
     if symbolic:
         try:
             formula = derive(model, quantity, discipline)

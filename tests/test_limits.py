@@ -49,7 +49,7 @@ REFUSED = [
     (["evaluate", "{big}", "empty-probability"], "needs more than 300,000 subset-DP steps"),
     (["evaluate", "{big}", "mean-number", "--discipline", "alis"], "subset-DP steps"),
     (["derive", "{big}", "mean-number"], "subset-DP steps"),
-    (["derive", "ring:4", "empty-probability"], "symbolic subset-DP steps"),
+    (["derive", "ring:6", "empty-probability"], "symbolic subset-DP steps"),
     (["verify", "w", "--max-jobs", "50"], "states with at most N+1 jobs"),
     (["report", "w", "--verify-jobs", "40"], "states with at most N+1 jobs"),
     (["show", "redundancy:200:100"], "9.1e+58 classes"),
