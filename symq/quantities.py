@@ -190,7 +190,8 @@ def evaluate(result: Any, values: Mapping[str, Any] | None = None, digits: int =
         check_stability(origin.substitute({k: v for k, v in values.items() if k in own}))
     else:
         check_names(values, symbols, "the formula")
-    return _evaluate(result, values, digits)
+    from .results import as_result
+    return as_result(_evaluate(result, values, digits))
 
 
 def _evaluate(result: Any, values: dict[str, Any], digits: int) -> Any:
@@ -242,7 +243,8 @@ def remember_model(result: Any, model: Model) -> Any:
             _ORIGINS.move_to_end(leaf)
     while len(_ORIGINS) > _ORIGINS_KEPT:
         _ORIGINS.popitem(last=False)
-    return result
+    from .results import as_result
+    return as_result(result)  # a dict that Jupyter shows as a table (symq.results)
 
 
 def _origin(leaves: list[Any]) -> Model | None:

@@ -89,7 +89,7 @@ def test_math_renders_in_a_headless_browser(site):
     for name in PAGES:
         path = site / name
         run = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
-                              "--virtual-time-budget=30000", "--dump-dom", path.as_uri()],
+                              "--virtual-time-budget=10000", "--dump-dom", path.as_uri()],
                              capture_output=True, text=True, timeout=120)
         dom = run.stdout
         assert "</html>" in dom, f"{name}: no DOM from {browser}: {run.stderr[-500:]}"

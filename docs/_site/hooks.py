@@ -76,3 +76,58 @@ def on_post_build(config) -> None:
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("*.md"))
     with open(os.path.join(target, "SOURCE.txt"), "w", encoding="utf-8") as handle:
         handle.write(f"MathJax copied from {html.escape(source)} (Apache License 2.0)\n")
+
+
+# ------------------------------------------------------------------ notebooks as pages
+def _notebook_markdown(path: str, name: str) -> str:
+    """A page from an executed notebook: markdown cells as they are, code as Python blocks, and
+    outputs in their richest form the site can show offline (LaTeX for MathJax, HTML, PNG)."""
+    import base64
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    parts = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            parts.append(cell.source + "\n")
+            continue
+        if cell.cell_type != "code" or not cell.source.strip():
+            continue
+        parts.append(f"```python\n{cell.source}\n```\n")
+        for out in cell.get("outputs", []):
+            if out.output_type == "stream":
+                parts.append(f"```text\n{out.text.rstrip()}\n```\n")
+                continue
+            if out.output_type == "error":
+                parts.append(f"```text\n{out.ename}: {out.evalue}\n```\n")
+                continue
+            data = out.get("data", {})
+            if "image/png" in data:
+                raw = data["image/png"]
+                raw = raw if isinstance(raw, str) else base64.b64encode(raw).decode()
+                parts.append(f'<img alt="picture" src="data:image/png;base64,{raw.strip()}">\n')
+            elif "text/latex" in data:
+                tex = data["text/latex"].strip()
+                tex = tex[2:-2] if tex.startswith("$$") else tex.strip("$")
+                tex = tex.replace("\\displaystyle", "").strip()
+                parts.append(f'<div class="arithmatex">\\[{html.escape(tex, quote=False)}\\]</div>\n')
+            elif "text/html" in data:
+                parts.append(f'<div class="notebook-html">{data["text/html"]}</div>\n')
+            elif "text/plain" in data:
+                parts.append(f"```text\n{data['text/plain']}\n```\n")
+    parts.append(f"[Download this notebook]({name}) (stored executed; the tests run it again).\n")
+    return "\n".join(parts)
+
+
+def on_files(files, config):
+    """Add one generated page per notebook of docs/notebooks/ (``notebooks/NAME.md``)."""
+    from mkdocs.structure.files import File
+
+    folder = os.path.join(config["docs_dir"], "notebooks")
+    if not os.path.isdir(folder):
+        return files
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".ipynb"):
+            content = _notebook_markdown(os.path.join(folder, name), name)
+            files.append(File.generated(config, f"notebooks/{name[:-6]}.md", content=content))
+    return files

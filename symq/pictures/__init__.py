@@ -59,6 +59,13 @@ class Picture:
     stem: str
     data: dict = field(default_factory=dict)
 
+    def _repr_png_(self) -> bytes:
+        """Jupyter shows the picture itself."""
+        import io
+        buffer = io.BytesIO()
+        self.figure.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+        return buffer.getvalue()
+
 
 @dataclass(frozen=True)
 class PictureKind:
