@@ -14,8 +14,8 @@ Examples
 >>> from symq.limits import LIMITS, subset_dp_steps
 >>> LIMITS["dp-steps"].default
 300000
->>> subset_dp_steps(model("ring:3"), "collaborative")   # 5 unions of class server sets, 3 + 3 each
-30
+>>> subset_dp_steps(model("w"), "collaborative")   # nested: closed form, (3 + 2)^2
+25
 >>> check("states", 10**9, "verify w --max-jobs 50")
 Traceback (most recent call last):
 ...
@@ -180,8 +180,8 @@ def subset_dp_steps(model, discipline: str = "collaborative", cap: int | None = 
     Examples
     --------
     >>> from symq import model
-    >>> subset_dp_steps(model("ring:3"), "alis")   # 30 + 2^3 server sets times 6
-    78
+    >>> subset_dp_steps(model("w"), "alis")   # (4 unions + 2^2 server sets) times (3 + 2)
+    40
     """
     classes, servers = len(model.classes), len(model.servers)
     width = classes + servers
@@ -197,19 +197,19 @@ def subset_dp_steps(model, discipline: str = "collaborative", cap: int | None = 
 
 
 def _structured(model, discipline: str) -> bool:
-    try:
-        from .normalization import is_symmetric_redundancy
-        if is_symmetric_redundancy(model):
-            return True
-    except ImportError:  # pragma: no cover - normalization is being reorganised
-        pass
-    if discipline == "collaborative":
-        from .nested import is_nested
-        if is_nested(model):
-            return True
+    """True when :mod:`symq.normalization` solves ``model`` without the general subset DP (its
+    method name does not say "subset DP": nested, ring, ``redundancy:K:D``, ...); also one
+    fully flexible class under ``rais`` (``uninformed:N``, closed forms)."""
     if discipline == "rais" and len(model.classes) == 1:
-        return True  # one fully flexible class (uninformed:N): closed forms
-    return False
+        return True
+    try:
+        from .normalization import method_name
+        name = method_name(model, discipline)
+    except Exception:  # noqa: BLE001 - an estimate never fails; the computation reports errors
+        return False
+    if name.startswith("product over the connected components"):
+        return False  # each component may be large: count the whole graph (an overestimate)
+    return "subset DP" not in name
 
 
 def check_subset_dp(model, discipline: str, what: str, args: Any = None) -> int:
