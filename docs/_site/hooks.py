@@ -22,6 +22,8 @@ _ROLE_RAW = re.compile(r":(?:py:)?(?:func|mod|class|meth|attr|data|exc|obj|const
                        r"`~?([^`]+)`")
 _MATH = re.compile(r"<p>\.\. math::\s*(.*?)</p>", re.S)
 _CITE = re.compile(r"\[([A-Z][A-Za-z]*[0-9]*[a-z]?(?:\+[0-9]+)?)\]_")
+_PROMPTS = re.compile(r"<blockquote>\s*<blockquote>\s*<blockquote>\s*<p>(.*?)</p>\s*"
+                      r"</blockquote>\s*</blockquote>\s*</blockquote>", re.S)
 _REF_DEF = re.compile(r"<p>\.\. \[([A-Z][A-Za-z0-9+]*)\]\s*(.*?)</p>", re.S)
 
 
@@ -42,6 +44,11 @@ def on_page_content(html_text: str, page, config, files) -> str:
         return f'<div class="arithmatex">\\[{body}\\]</div>'
 
     text = _MATH.sub(display, text)
+    # ">>>" examples outside a numpy Examples section become nested blockquotes in Markdown;
+    # show them as the code they are
+    text = _PROMPTS.sub(lambda m: "<pre><code>" + "\n".join(
+        line.strip() for line in re.sub(r"<[^>]+>", "", m.group(1)).splitlines()) +
+        "</code></pre>", text)
     text = _REF_DEF.sub(lambda m: f'<p>[{m.group(1)}] {m.group(2)} (see the '
                                   f'<a href="{"../" * page.url.count("/")}bibliography/#'
                                   f'{m.group(1).lower()}">bibliography</a>)</p>', text)
