@@ -160,8 +160,9 @@ def _evaluated_json(full: bool):
 def _run_derive(args: argparse.Namespace) -> int:
     _, model, values = model_with_values(args)
     _, method = handler_for(model, args.quantity, args.discipline)
-    _check_work(args, model)
-    from .formulas.output import derive_result
+    from .formulas.output import derive_result, has_structured
+    if not (args.form == "structured" and has_structured(model, args.quantity)):
+        _check_work(args, model)  # the structured form does no rational-function algebra
     from .progress import busy
     with busy(f"derive {args.quantity}"):  # on a terminal: 'working, 0:05 elapsed'
         out = derive_result(model, args.quantity, args.discipline, args.form)

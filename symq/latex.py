@@ -44,6 +44,9 @@ def math_block(expr: sympy.Expr | str, lhs: str = "") -> str:
     """A displayed equation; one longer than 300 characters goes in a ``multline*``, broken at
     top-level plus signs, so that it fits the page with amsmath alone."""
     body = expr if isinstance(expr, str) else sympy.latex(expr)
+    if body.startswith((r"\begin{align", r"\begin{gather")):  # a display of its own, one row
+        # per line: never broken inside a row
+        return body
     prefix = f"{lhs} = " if lhs else ""
     if len(body) > 300:
         return "\\begin{multline*}\n" + prefix + _wrap(body) + "\n\\end{multline*}"

@@ -37,8 +37,38 @@ from .stability import stability_conditions, stability_report
 __all__ = ["Section", "build_report", "render_latex", "render_markdown", "example_values",
            "write_report"]
 
-#: symbolic derivations are attempted for models up to this many servers (cost grows as 2^M)
-SYMBOLIC_SERVER_LIMIT = 3
+#: structured formulas (symq.formulas) are shown for models up to this many servers
+SYMBOLIC_SERVER_LIMIT = 6
+
+#: what each quantity is, in LaTeX-ready words (the report's row and paragraph titles)
+_TITLES = {
+    "empty-probability": r"Probability that the system is empty, $P(\emptyset)$",
+    "normalizing-constant": r"Normalizing constant $G$ ($\pi(\text{state})=\text{product-form "
+                            r"term}/G$)",
+    "server-idle-probability": r"Probability that server $s$ is idle, $\psi_s$",
+    "mean-number": r"Mean number of jobs in the system, $L_c$ per class and $L$ in total",
+    "mean-response-time": r"Mean time in system, $T_c=L_c/\lambda_c$ per class and $T=L/\lambda$ "
+                          r"overall (Little's law)",
+    "response-time": r"Response-time distribution per class (LST, mean, variance, CDF)",
+    "response-time-survival": r"Response-time survival $P(T_c>t)$",
+    "waiting-time": r"Waiting-time distribution per class",
+    "waiting-time-survival": r"Waiting-time survival $P(W_c>t)$",
+}
+
+_STRUCTURED = ("empty-probability", "normalizing-constant", "server-idle-probability",
+               "mean-number", "mean-response-time")
+
+_G_NOTES = {
+    "alis": r"Under ALIS, $G_{\mathrm{ALIS}}=1/\pi(\emptyset,\emptyset)$, where "
+            r"$\pi(\emptyset,\emptyset)$ is the probability of the state with every server busy "
+            r"and no job waiting. The empty system is the set of states with every server idle, "
+            r"one for each order of the idle servers, of total probability "
+            r"$W_{\mathcal M}\,\pi(\emptyset,\emptyset)$: so $P(\emptyset)="
+            r"W_{\mathcal M}/G_{\mathrm{ALIS}}$, and $G_{\mathrm{ALIS}}$ is \emph{not} "
+            r"$1/P(\emptyset)$.",
+    "rais": r"Under RAIS the state records no idle order, so $G_{\mathrm{RAIS}}=1/P(\emptyset)$.",
+    "collaborative": r"In the collaborative model $G=1/\pi(\emptyset)$.",
+}
 
 _PRODUCT_FORMS = {
     "collaborative": (
@@ -120,12 +150,14 @@ def _stability_section(model: Model, numeric: Model) -> Section:
                  "non-empty set of classes $A$ ([GR20], section 2).")
     if len(model.classes) <= 10 and not model.is_numeric:
         conditions = stability_conditions(model)
+        lines = []
+        for a, b in conditions:  # symmetric rates make several sets read the same: print once
+            line = f"{sympy.latex(model.arrival_rate(a))} < {sympy.latex(model.service_rate(b))}"
+            if line not in lines:
+                lines.append(line)
         section.text("The distinct conditions (sets that are closed, $A = R(S(A))$, and "
                      "connected; the others are implied):")
-        section.math(r" \\ ".join(f"{sympy.latex(model.arrival_rate(a))} < "
-                                  f"{sympy.latex(model.service_rate(b))}"
-                                  for a, b in conditions).join([r"\begin{gathered}",
-                                                                r"\end{gathered}"]))
+        section.math("\\begin{gather*}\n" + " \\\\\n".join(lines) + "\n\\end{gather*}")
     report = stability_report(numeric)
     verdict = "stable" if report.stable else "unstable"
     section.text(f"At the example values the system is {verdict}: the tightest class set "
@@ -163,29 +195,78 @@ def _product_form_section(disciplines: tuple[str, ...]) -> Section:
     return section
 
 
+def _row_name(label: str) -> str:
+    """A result label (``per_class 1``, ``per_server 2``, ``total``, ``lst 1``) in words."""
+    if not label:
+        return "value"
+    key, _, rest = label.partition(" ")
+    word = {"per_class": "class", "per_server": "server"}.get(key, key.replace("_", " "))
+    return escape(f"{word} {rest}".strip())
+
+
+def _method_text(method: str) -> str:
+    """The method name with its few formula fragments set as math."""
+    text = escape(method)
+    for plain, math in (("prod(1 - rho\\_S)", r"$\prod_S(1-\rho_S)$"),
+                        ("Phi(B) D(B)", r"$\Phi(B)D(B)$"), ("O(M\textasciicircum{}3)", r"$O(M^3)$"),
+                        ("pi(state)", r"$\pi(\text{state})$")):
+        text = text.replace(plain, math)
+    return text
+
+
 def _quantity_blocks(section: Section, model: Model, numeric: Model, discipline: str,
-                     quantity: str, symbolic: bool, digits: int) -> None:
+                     quantity: str, symbolic: bool, digits: int, shown: set[str]) -> None:
+    title = _TITLES.get(quantity, escape(QUANTITIES[quantity].capitalize()))
     try:
         _, method = handler_for(model, quantity, discipline)
         value = evaluate(derive(numeric, quantity, discipline), digits=digits)
     except SymqError as error:
-        section.text(f"{escape(QUANTITIES[quantity].capitalize())}: not available "
-                     f"({escape(str(error))}).")
+        section.text(f"{title}: not available ({escape(str(error))}).")
         return
-    section.text(f"{escape(QUANTITIES[quantity].capitalize())} (method: {escape(method)}).")
+    section.text(f"{title}. \emph{{Method:}} {_method_text(method)}.")
+    if quantity == "normalizing-constant":
+        section.text(_G_NOTES[discipline])
     if symbolic:
-        try:
-            formula = derive(model, quantity, discipline)
-        except SymqError:
-            formula = None
-        if formula is not None and not isinstance(formula, Mapping):
-            section.math(sympy.latex(formula))
-        elif isinstance(formula, Mapping):
-            for label, expr in flatten_result(formula):
-                section.math(f"\\text{{{escape(label)}}}: \\quad {sympy.latex(expr)}")
-    rows = [[escape(label) or "value", f"${sympy.latex(v.exact)}$" if v.exact is not None
+        from .formulas import structured
+        formula = structured(model, quantity, discipline)
+        new = [d for d in formula.definitions if d.name not in shown and d.kind != "inline"]
+        names = formula.names
+        if not new:
+            given = ", ".join(f"${names[n]}$" for _, n in formula.result_names())
+            section.text(f"Structured formula: {given}, defined above.")
+        elif len(new) < len(formula.definitions):
+            section.text("Structured formula (with the quantities defined above):")
+        else:
+            section.text("Structured formula:")
+        if new:
+            section.math(formula.latex(skip=shown))
+        shown.update(d.name for d in formula.definitions)
+    rows = [[_row_name(label), f"${sympy.latex(v.exact)}$" if v.exact is not None
              else "--", v.value] for label, v in flatten_result(value)]
     section.blocks.append(("table", ["", "exact", f"{digits} digits"], rows))
+
+
+def _formula_notation(section: Section, discipline: str) -> None:
+    """The notation of the structured formulas of one discipline."""
+    common = (r"Server sets are written by their servers ($H_{12}$ belongs to $\{1,2\}$); "
+              r"$r_X=\mu(X)-\lambda(R(X))$ is the slack of $X$ and $\Lambda_I=\lambda(C(I))$ the "
+              r"arrival rate of the classes that a server of $I$ can serve. ")
+    words = {
+        "collaborative": r"$H_X$ are the collaborative (exact-cover) weights on the unions of "
+                         r"class server sets ([GR20] Thm 3.3, Props 6.2 and 6.3 corrected), "
+                         r"$F_Z$ the continuation weights of the mean numbers; for a nested "
+                         r"model, $\rho_S$ is the load of the nesting-tree node $S$ "
+                         r"([GR20] Thm 4.5).",
+        "alis": r"$W_I$ are the idle-order weights ([GR20] Thm 3.9) and $\Omega_I$ their sums "
+                r"over the subsets of $I$; $H_X$ the collaborative weights, $\hat H_Y$ their sums "
+                r"over subsets; $V_X$ and $Z_Q$ weight the jobs in queue and the jobs that start "
+                r"service on arrival (the matching rates).",
+        "rais": r"$\widetilde W_I$ are the idle-order weights without the service-rate factor, "
+                r"$D_B$ the busy-set weights ([GR20] Thm 3.10) and $D^c_B$ those of the class-$c$ "
+                r"jobs in queue; the mean numbers in service use the ALIS matching rates "
+                r"(the canonical routing has the same ones).",
+    }
+    section.text(common + words[discipline])
 
 
 def _verification_section(model: Model, disciplines: tuple[str, ...], max_jobs: int) -> Section:
@@ -241,17 +322,22 @@ def build_report(model: Model, discipline: str | None = None,
     for d in disciplines:
         section = Section(f"Performance: {d}")
         if values:
-            section.text(f"Values at {shown}." + (" Formulas are shown for symbolic rates."
+            section.text(f"Values at {shown}." + (" Each quantity is given by a structured "
+                                                  "formula for symbolic rates (named "
+                                                  "intermediate quantities, then the quantity), "
+                                                  "and its value at these rates."
                                                   if symbolic else ""))
+        if symbolic:
+            _formula_notation(section, d)
+        defined: set[str] = set()
         for quantity in QUANTITIES:
             step += 1
             if progress is not None:
                 progress(step - 1, steps)
             if quantity == "response-time" and not is_nested(model):
                 continue
-            formula = symbolic and quantity == "empty-probability" and \
-                (d == "collaborative" or len(model.servers) <= 2)
-            _quantity_blocks(section, model, numeric, d, quantity, formula, digits)
+            formula = symbolic and quantity in _STRUCTURED
+            _quantity_blocks(section, model, numeric, d, quantity, formula, digits, defined)
         sections.append(section)
     if verify_jobs:
         sections.append(_verification_section(model, disciplines, verify_jobs))
@@ -268,7 +354,8 @@ def build_report(model: Model, discipline: str | None = None,
 # ------------------------------------------------------------------------------ rendering
 def _latex_table(headers: list[str], rows: list[list[str]]) -> str:
     spec = "l" * len(headers)
-    lines = [r"\begin{center}", rf"\begin{{tabular}}{{{spec}}}", r"\hline",
+    lines = [r"\begin{center}", r"\renewcommand{\arraystretch}{2.2}",
+             rf"\begin{{tabular}}{{{spec}}}", r"\hline",
              " & ".join(headers) + r" \\", r"\hline"]
     lines += [" & ".join(row) + r" \\" for row in rows]
     lines += [r"\hline", r"\end{tabular}", r"\end{center}"]

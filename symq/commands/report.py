@@ -41,7 +41,11 @@ def _check_limits(args: argparse.Namespace, model) -> None:
     from ..limits import check, check_subset_dp, estimate_states, limit_value
 
     disciplines = (args.discipline,) if args.discipline else DISCIPLINES
+    from ..report import SYMBOLIC_SERVER_LIMIT
+    structured = not model.is_numeric and len(model.servers) <= SYMBOLIC_SERVER_LIMIT
     for discipline in disciplines:
+        if structured:  # structured formulas (symq.formulas): no rational-function algebra
+            continue
         check_subset_dp(model, discipline, f"report {args.model} ({discipline} formulas)", args)
     if args.verify_jobs:
         limit = limit_value("states", args)

@@ -87,14 +87,15 @@ class Structured:
         """The definition's right-hand side as a parsable expression string."""
         return definition_text(d)
 
-    def latex(self, star: bool = True) -> str:
+    def latex(self, star: bool = True, skip: frozenset | set = frozenset()) -> str:
         r"""The whole formula as one ``align*`` block (inline helper names such as
-        $1-\rho_S$ are not given lines of their own)."""
+        $1-\rho_S$ are not given lines of their own); definitions named in ``skip`` (shown
+        before, e.g. by another quantity of the same report) are left out."""
         names = self.names
         rows = []
         shown: set[str] = set()
         for d in self.definitions:
-            if d.kind == "inline":
+            if d.kind == "inline" or d.name in skip:
                 continue
             wide = long_denominator(d)
             if wide is not None and d.denom_label not in shown:
