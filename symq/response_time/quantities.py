@@ -3,9 +3,9 @@ r"""The quantities ``response-time``, ``response-time-survival``, ``waiting-time
 
 * :func:`derive_quantity` -- the exact formulas: per class the LST (in ``theta``), mean,
   variance and CDF (in ``t``), or the survival function $P(T_c>t)$. Symbolic rates are handled
-  for models of at most :data:`SYMBOLIC_SERVERS` servers (nested collaborative models of any size
-  keep the Thm 4.5 handler of :mod:`symq.aggregated`); numeric rates for any graph up to 12
-  servers.
+  for models of at most :data:`SYMBOLIC_SERVERS` servers and classes (nested collaborative
+  models of any size keep the Thm 4.5 handler of :mod:`symq.aggregated`, and classes whose
+  servers share one rate the Cor 4.8 one); numeric rates for any graph up to 12 servers.
 * :func:`evaluate_request` -- what ``symq evaluate`` prints: certified decimals, the survival at
   ``--time T`` and the ``--percentile P`` per class; for ALIS/RAIS also the law of the server
   that serves a job of each class.
@@ -96,10 +96,11 @@ def _symbolic_survival(expr: sympy.Expr, t: Any = TIME) -> sympy.Expr:
 
 
 def _symbolic_lst(model: Model, job_class: str, discipline: str, kind: str) -> sympy.Expr:
-    if len(model.servers) > SYMBOLIC_SERVERS:
-        raise UnsupportedError(f"symbolic {kind}-time laws are computed for models of at most "
-                               f"{SYMBOLIC_SERVERS} servers (the formulas grow fast); give "
-                               "numeric rates with --set")
+    if len(model.servers) > SYMBOLIC_SERVERS or len(model.classes) > SYMBOLIC_SERVERS:
+        raise UnsupportedError(f"the {kind}-time law with symbolic rates is not available for "
+                               f"models of more than {SYMBOLIC_SERVERS} servers or "
+                               f"{SYMBOLIC_SERVERS} classes (the formulas grow fast); evaluate "
+                               "it at numeric rates with --set NAME=VALUE")
     return sympy.factor(field_lst(model, job_class, discipline, kind).as_expr())
 
 
