@@ -166,16 +166,20 @@ class Structured:
 
 
 def _map(shape: Any, leaf) -> Any:
+    from ..results import as_result
     if isinstance(shape, Mapping):
-        return {k: _map(v, leaf) for k, v in shape.items()}
+        return as_result({k: _map(v, leaf) for k, v in shape.items()})
     return leaf(shape)
 
 
 def _reshape(shape: Any, leaf) -> Any:
+    """The result's shape with ``leaf`` applied; mappings are shown by Jupyter as tables
+    (:class:`symq.results.QuantityResult`)."""
+    from ..results import as_result
     if isinstance(shape, Mapping):
         if set(shape) == {"result"}:
             return leaf(shape["result"])
-        return {k: _reshape(v, leaf) for k, v in shape.items()}
+        return as_result({k: _reshape(v, leaf) for k, v in shape.items()})
     return leaf(shape)
 
 
