@@ -96,6 +96,7 @@ def document(title: str, body: str) -> str:
         r"\documentclass[11pt]{article}",
         r"\usepackage[margin=2cm]{geometry}",
         r"\usepackage{amsmath,amssymb}",
+        r"\usepackage{graphicx}",
         r"\usepackage{tikz}",
         r"\usetikzlibrary{positioning}",
         r"\allowdisplaybreaks",

@@ -355,10 +355,12 @@ def build_report(model: Model, discipline: str | None = None,
 def _latex_table(headers: list[str], rows: list[list[str]]) -> str:
     spec = "l" * len(headers)
     lines = [r"\begin{center}", r"\renewcommand{\arraystretch}{2.2}",
+             # a table wider than the text (long exact laws) is scaled down to fit
+             r"\resizebox{\ifdim\width>\textwidth\textwidth\else\width\fi}{!}{%",
              rf"\begin{{tabular}}{{{spec}}}", r"\hline",
              " & ".join(headers) + r" \\", r"\hline"]
     lines += [" & ".join(row) + r" \\" for row in rows]
-    lines += [r"\hline", r"\end{tabular}", r"\end{center}"]
+    lines += [r"\hline", r"\end{tabular}}", r"\end{center}"]
     return "\n".join(lines)
 
 
