@@ -99,7 +99,7 @@ class SetFunctions:
         return self.field.from_expr(sympy.sympify(value))
 
     def lift(self, value):
-        """A scalar as an element of the field $\mathbb Q(\theta,\ldots)$."""
+        r"""A scalar as an element of the field $\mathbb Q(\theta,\ldots)$."""
         if not self.numeric:
             return value
         out = self._lifted.get(value)
