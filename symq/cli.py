@@ -163,20 +163,24 @@ def _run_derive(args: argparse.Namespace) -> int:
     from .formulas.output import derive_result, has_structured
     if not (args.form == "structured" and has_structured(model, args.quantity)):
         _check_work(args, model)  # the structured form does no rational-function algebra
+    from .numeric import full_int_strings
     from .progress import busy
-    with busy(f"derive {args.quantity}"):  # on a terminal: 'working, 0:05 elapsed'
+    # a formula is printed in full, however long its numbers (Python's 4300-digit guard is
+    # lifted for this output only)
+    with full_int_strings(), busy(f"derive {args.quantity}"):
         out = derive_result(model, args.quantity, args.discipline, args.form)
-    if args.format == "json":
-        data = {"model": _label(args, model), "quantity": args.quantity,
-                "discipline": args.discipline, "method": method, "parameters": values,
-                "form": out["form"]}
-        if out["structured"] is not None:
-            data["structured"] = out["structured"].as_json()
-        if out["json_result"] is not None:
-            data["result"] = out["json_result"]
-        emit_json(data)
-        return 0
-    print(out["latex"] if args.format == "latex" else out["text"])
+    with full_int_strings():
+        if args.format == "json":
+            data = {"model": _label(args, model), "quantity": args.quantity,
+                    "discipline": args.discipline, "method": method, "parameters": values,
+                    "form": out["form"]}
+            if out["structured"] is not None:
+                data["structured"] = out["structured"].as_json()
+            if out["json_result"] is not None:
+                data["result"] = out["json_result"]
+            emit_json(data)
+            return 0
+        print(out["latex"] if args.format == "latex" else out["text"])
     return 0
 
 
