@@ -223,7 +223,7 @@ def _quantity_blocks(section: Section, model: Model, numeric: Model, discipline:
     except SymqError as error:
         section.text(f"{title}: not available ({escape(str(error))}).")
         return
-    section.text(f"{title}. \emph{{Method:}} {_method_text(method)}.")
+    section.text(rf"{title}. \emph{{Method:}} {_method_text(method)}.")
     if quantity == "normalizing-constant":
         section.text(_G_NOTES[discipline])
     if symbolic:

@@ -41,7 +41,8 @@ def test_done_when_runs_verify_with_symbolic_rates(capsys, name, discipline):
     status, data = run_json(capsys, name, "--discipline", discipline, "--max-jobs", "5")
     assert status == 0
     assert data["ok"] is True and data["nonzero_residuals"] == 0 and data["failures"] == []
-    assert list(data)[:len(FIELDS)] == FIELDS
+    assert data["schema_version"] == 1
+    assert [k for k in data if k != "schema_version"][:len(FIELDS)] == FIELDS
     assert data["model"] == name and data["discipline"] == discipline and data["max_jobs"] == 5
     assert data["states_checked"] > 0 and data["equations_checked"] > data["states_checked"]
 
