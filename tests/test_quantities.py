@@ -197,7 +197,7 @@ def test_published_value_through_the_cli(capsys):
 
 
 @pytest.mark.parametrize("name,discipline,word", [
-    ("w", "collaborative", "nested"), ("ring:3", "collaborative", "subset DP"),
+    ("w", "collaborative", "nested"), ("ring:3", "collaborative", "ring: arc weights"), ("ring:3", "alis", "subset DP"),
     ("ring:3", "rais", "canonical"), ("redundancy:4:2", "alis", "symmetry"),
     ("redundancy:4:2", "rais", "canonical")])
 def test_method_names_the_algorithm(capsys, name, discipline, word):
