@@ -239,15 +239,33 @@ def test_cli_random_5_server_graph_every_discipline(tmp_path, capsys):
         assert set(data["result"]["per_class"]) == set(RANDOM5.classes)
 
 
-def test_symbolic_derive_small_models():
+def test_symbolic_derive_small_models(tmp_path):
+    # symbolic tagged-job laws for one server and two classes, against the numeric law
+    from symq import load
     from symq.quantities import derive
-    n = model("n")
-    result = derive(n, "response-time", "alis")
-    values = {"lambda_1": "1/3", "lambda_2": "1/2", "mu_1": "1", "mu_2": "3/2"}
+    path = tmp_path / "one.toml"
+    path.write_text('[classes.1]\narrival_rate = "lambda_1"\nservers = ["1"]\n'
+                    '[classes.2]\narrival_rate = "lambda_2"\nservers = ["1"]\n'
+                    '[servers.1]\nservice_rate = "mu_1"\n')
+    one = load(str(path))
+    values = {"lambda_1": "1/3", "lambda_2": "1/2", "mu_1": "3/2"}
     numeric = {k: sympy.Rational(v) for k, v in values.items()}
-    for c in n.classes:
+    result = derive(one, "response-time", "alis")
+    for c in one.classes:
         symbolic = result["lst"][c].subs({s: numeric[s.name] for s in result["lst"][c].free_symbols
                                           if s.name in numeric})
-        assert sympy.cancel(symbolic - response_time_law(N, c, "alis").lst_expr()) == 0
-    survival = derive(n, "waiting-time-survival", "rais")["per_class"]["1"]
+        exact = response_time_law(one.substitute(values), c, "alis").lst_expr()
+        assert sympy.cancel(symbolic - exact) == 0
+    survival = derive(one, "waiting-time-survival", "rais")["per_class"]["1"]
     assert survival.has(sympy.exp)
+    # M/M/1: P(W > t) = rho exp(-(mu - lambda) t)
+    lam, mu, t = sympy.Rational(5, 6), sympy.Rational(3, 2), sympy.Rational(1)
+    at = survival.subs({s: numeric.get(s.name, t) for s in survival.free_symbols})
+    assert sympy.simplify(at - lam / mu * sympy.exp(-(mu - lam) * t)) == 0
+
+
+def test_symbolic_law_of_the_n_model_is_refused_quickly():
+    from symq.errors import UnsupportedError
+    from symq.quantities import derive
+    with pytest.raises(UnsupportedError, match="numeric rates"):
+        derive(model("n"), "response-time", "alis")

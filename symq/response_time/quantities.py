@@ -3,7 +3,7 @@ r"""The quantities ``response-time``, ``response-time-survival``, ``waiting-time
 
 * :func:`derive_quantity` -- the exact formulas: per class the LST (in ``theta``), mean,
   variance and CDF (in ``t``), or the survival function $P(T_c>t)$. Symbolic rates are handled
-  for models of at most :data:`SYMBOLIC_SERVERS` servers and classes (nested collaborative
+  for models of at most :data:`SYMBOLIC_SERVERS` server and :data:`SYMBOLIC_CLASSES` classes (nested collaborative
   models of any size keep the Thm 4.5 handler of :mod:`symq.aggregated`, and classes whose
   servers share one rate the Cor 4.8 one); numeric rates for any graph up to 12 servers.
 * :func:`evaluate_request` -- what ``symq evaluate`` prints: certified decimals, the survival at
@@ -47,7 +47,8 @@ NEW_QUANTITIES = {
                     "variance, CDF",
     "waiting-time-survival": "P(W_c > t) per class (evaluate at --time T)",
 }
-SYMBOLIC_SERVERS = 2
+SYMBOLIC_SERVERS = 1
+SYMBOLIC_CLASSES = 2
 _KIND = {"response-time": "response", "response-time-survival": "response",
          "waiting-time": "waiting", "waiting-time-survival": "waiting"}
 
@@ -96,11 +97,13 @@ def _symbolic_survival(expr: sympy.Expr, t: Any = TIME) -> sympy.Expr:
 
 
 def _symbolic_lst(model: Model, job_class: str, discipline: str, kind: str) -> sympy.Expr:
-    if len(model.servers) > SYMBOLIC_SERVERS or len(model.classes) > SYMBOLIC_SERVERS:
+    if len(model.servers) > SYMBOLIC_SERVERS or len(model.classes) > SYMBOLIC_CLASSES:
+        # the N model (2 servers, 2 classes) already takes minutes in sympy's factor and apart
         raise UnsupportedError(f"the {kind}-time law with symbolic rates is not available for "
-                               f"models of more than {SYMBOLIC_SERVERS} servers or "
-                               f"{SYMBOLIC_SERVERS} classes (the formulas grow fast); evaluate "
-                               "it at numeric rates with --set NAME=VALUE")
+                               f"models of more than {SYMBOLIC_SERVERS} server or "
+                               f"{SYMBOLIC_CLASSES} classes (the formulas grow fast); evaluate "
+                               "it at numeric rates (model.substitute in Python, --set on the "
+                               "command line)")
     return sympy.factor(field_lst(model, job_class, discipline, kind).as_expr())
 
 
@@ -153,9 +156,10 @@ def _fraction(text: Any, what: str) -> Fraction:
 
 
 def _time(text: Any) -> Fraction:
+    from ..rates import parse_value  # the safe grammar: outside text is never evaluated
     try:
-        value = sympy.Rational(str(text)) if isinstance(text, str) else sympy.Rational(text)
-    except (TypeError, ValueError, SyntaxError):
+        value = parse_value(text, "--time")
+    except (ModelError, TypeError):
         value = None
     if value is None or str(text).strip() == "" or not value.is_Rational:
         raise ModelError(f"--time {text!r} is not an exact number (write 1, 3/2 or 0.5)")
