@@ -24,30 +24,12 @@ from symq.processes import (AcceptanceRegion, ALISProcess, ClosedTokenNetwork,
                             check_order_independence)
 from symq.processes.tokens import collaborative_token_service
 
+from routes import aggregate, as_fraction, product_form_law
+
 W_RATES = {"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4", "mu_1": "1", "mu_2": "4/5"}
 N_RATES = {"lambda_1": "3/4", "lambda_2": "1/2", "mu_1": "3/2", "mu_2": "1"}
 RING_RATES = {"lambda_1": "1/3", "lambda_2": "1/2", "lambda_3": "1/4", "mu_1": "1", "mu_2": "3/4",
               "mu_3": "2/3"}
-
-
-def _fraction(value) -> Fraction:
-    value = sympy.sympify(value)
-    assert value.is_Rational, value
-    return Fraction(int(value.p), int(value.q))
-
-
-def product_form_law(process, states) -> dict:
-    weights = {s: _fraction(process.product_form(s)) for s in states}
-    total = sum(weights.values())
-    return {s: w / total for s, w in weights.items()}
-
-
-def aggregate(law, key) -> dict:
-    result: dict = {}
-    for state, p in law.items():
-        k = key(state)
-        result[k] = result.get(k, Fraction(0)) + p
-    return result
 
 
 def chain_law(process, max_size) -> dict:
@@ -74,7 +56,7 @@ def test_collaborative_product_form_equals_symq_ctmc(name, rates, cap):
 def test_collaborative_truncated_empty_probability_brackets_the_exact_one():
     """pi_N(0) = pi(0) / P(at most N jobs) decreases to pi(0) (Prop 6.2, another engineer's route)."""
     model = symq.model("w").substitute(W_RATES)
-    exact = _fraction(symq.empty_probability(model))
+    exact = as_fraction(symq.empty_probability(model))
     previous = Fraction(1)
     for cap in (2, 4, 6):
         queue = CollaborativeQueue(model)
@@ -176,7 +158,7 @@ def _z_key(state):
 def _assignment(process):
     def assign(model, job_class, idle):
         busy = frozenset(model.servers) - idle
-        return {s: _fraction(p) for s, p in process.routing[busy][job_class].items()}
+        return {s: as_fraction(p) for s, p in process.routing[busy][job_class].items()}
     return assign
 
 
@@ -196,11 +178,11 @@ def test_rais_values_of_the_note_for_the_w_model():
     model = symq.model("w").substitute(W_RATES)
     process = RandomAssignmentProcess(model)
     empty = Fraction(663, 1216)
-    assert empty * _fraction(process.product_form((("b", "1"),))) == Fraction(221, 1520)
-    assert empty * _fraction(process.product_form((("b", "1"), ("b", "2")))) == \
+    assert empty * as_fraction(process.product_form((("b", "1"),))) == Fraction(221, 1520)
+    assert empty * as_fraction(process.product_form((("b", "1"), ("b", "2")))) == \
         Fraction(1547, 54720)
     z = (("b", "1"), ("c", "1"), ("b", "2"), ("c", "3"))
-    assert empty * _fraction(process.product_form(z)) == Fraction(1547, 2626560)
+    assert empty * as_fraction(process.product_form(z)) == Fraction(1547, 2626560)
     assert process.routing[frozenset()]["3"] == {"1": sympy.Rational(7, 15),
                                                  "2": sympy.Rational(8, 15)}
 
