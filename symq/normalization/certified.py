@@ -39,6 +39,7 @@ from ..exact import HAVE_FLINT, flint_module, to_fraction
 from ..model import Model
 from ..numeric import round_fraction
 from .entry import DISCIPLINES, _auto_method, values
+from .interval import certify_interval
 from .structured import components
 from .subsets import unions
 
@@ -129,12 +130,8 @@ def certify(ball: Any, digits: int) -> Ball | None:
     if not ball.is_finite():
         return None
     lower, upper = ball_endpoints(ball)
-    if lower <= 0 <= upper and lower != upper:
-        return None
-    low_text, high_text = round_fraction(lower, digits), round_fraction(upper, digits)
-    if low_text != high_text:
-        return None
-    return Ball(low_text, lower, upper)
+    text = certify_interval(lower, upper, digits)
+    return None if text is None else Ball(text, lower, upper)
 
 
 def exact_is_cheap(model: Model, discipline: str) -> bool:

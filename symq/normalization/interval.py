@@ -1,0 +1,94 @@
+r"""Rigorous enclosures by directed rounding in fixed-point integers, the fast route to
+certified digits: every DP of this package on a numeric model adds and multiplies nonnegative
+numbers and divides by positive slacks, so running it twice on integers scaled by $2^p$, once
+rounding every division down and once up, gives a lower and an upper bound of every value (each
+step is monotone in its inputs). The slacks themselves are exact integers (rates over a common
+denominator, see :class:`~symq.normalization.subsets.SubsetGraph`), so nothing is subtracted
+after rounding. The bounds are exact rationals; a decimal is printed only when both round to it.
+
+Examples
+--------
+>>> from fractions import Fraction
+>>> third = Interval(Fraction(333, 1000), Fraction(334, 1000))
+>>> certify_interval(third.lower, third.upper, 2)
+'0.33'
+>>> certify_interval(third.lower, third.upper, 3) is None
+True
+>>> (third * third).upper
+Fraction(27889, 250000)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..numeric import round_fraction
+
+__all__ = ["Interval", "certify_interval", "div_down", "div_up", "fixed_interval"]
+
+
+def div_down(a: int, b: int) -> int:
+    """$\\lfloor a/b\\rfloor$ for integers, $b>0$."""
+    return a // b
+
+
+def div_up(a: int, b: int) -> int:
+    """$\\lceil a/b\\rceil$ for integers, $b>0$."""
+    return -(-a // b)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A closed interval ``[lower, upper]`` of exact rationals enclosing one nonnegative value.
+
+    Arithmetic is for nonnegative intervals (what the DPs produce); division needs a positive
+    divisor.
+    """
+
+    lower: Fraction
+    upper: Fraction
+
+    def __post_init__(self) -> None:
+        if self.lower > self.upper:
+            raise ValueError(f"empty interval [{self.lower}, {self.upper}]")
+
+    def __add__(self, other: "Interval") -> "Interval":
+        return Interval(self.lower + other.lower, self.upper + other.upper)
+
+    def __mul__(self, other: "Interval") -> "Interval":
+        return Interval(self.lower * other.lower, self.upper * other.upper)
+
+    def __truediv__(self, other: "Interval") -> "Interval":
+        if other.lower <= 0:
+            raise ZeroDivisionError("the divisor interval reaches 0")
+        return Interval(self.lower / other.upper, self.upper / other.lower)
+
+    def contains(self, value: Fraction) -> bool:
+        """Whether an exact value lies in the interval."""
+        return self.lower <= Fraction(value) <= self.upper
+
+    def certify(self, digits: int) -> str | None:
+        """The ``digits``-digit decimal of every point, or None (see :func:`certify_interval`)."""
+        return certify_interval(self.lower, self.upper, digits)
+
+
+def fixed_interval(low: int, high: int, bits: int) -> Interval:
+    """The interval ``[low, high] / 2**bits`` of two fixed-point integers."""
+    return Interval(Fraction(low, 1 << bits), Fraction(high, 1 << bits))
+
+
+def certify_interval(lower: Fraction, upper: Fraction, digits: int) -> str | None:
+    """The decimal with ``digits`` significant digits (half to even, as
+    :func:`symq.numeric.round_fraction`) that both ends of ``[lower, upper]`` round to, hence
+    every point between them; None when they round differently or the interval holds 0 and
+    another value.
+
+    Rounding to $N$ significant digits is monotone, so the two ends decide.
+
+    Running time: O(digits^2) for the two roundings.
+    """
+    if lower <= 0 <= upper and lower != upper:
+        return None
+    low_text = round_fraction(lower, digits)
+    return low_text if low_text == round_fraction(upper, digits) else None
