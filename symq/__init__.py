@@ -32,40 +32,29 @@ import importlib as _importlib
 from .errors import (ModelError, SymqError, UnknownModelError, UnstableModelError,
                      UnsupportedError, VerificationError)
 from .model import Model
-from .catalog import builtin_names, load, loads, model
+from .catalog import builtin_names, example_model, load, loads, model
 from .catalog import takes_model as _takes_model
 
 # public name -> (module, attribute in it, wrapper): "model" means that the function also takes
 # a built-in name or a TOML path (catalog.takes_model); "quantity" also remembers the model of a
 # derived quantity so that evaluate() refuses values that make it unstable
 # (quantities.quantity_function).
-_LAZY = {
-    "BalanceReport": (".balance", "BalanceReport", None),
-    "verify": (".balance", "verify", "model"),
-    "CompensationResult": (".compensation", "CompensationResult", None),
-    "asymmetric_jsq": (".compensation", "asymmetric_jsq", None),
-    "sed": (".compensation", "sed", None),
-    "symmetric_jsq": (".compensation", "symmetric_jsq", None),
-    "compensation_solve": (".compensation", "solve", None),
-    "is_nested": (".nested", "is_nested", "model"),
-    "nesting_tree": (".nested", "nesting_tree", "model"),
-    "nested_empty_probability": (".nested", "nested_empty_probability", "quantity"),
-    "empty_probability": (".normalization", "empty_probability", "quantity"),
-    "normalizing_constant": (".normalization", "normalizing_constant", "quantity"),
-    "server_idle_probability": (".normalization", "server_idle_probability", "quantity"),
-    "mean_number": (".normalization", "mean_number", "quantity"),
-    "mean_response_time": (".normalization", "mean_response_time", "quantity"),
-    "Evaluated": (".quantities", "Evaluated", None),
-    "derive": (".quantities", "derive", None),
-    "evaluate": (".quantities", "evaluate", None),
-    "check_stability": (".stability", "check_stability", "model"),
-    "is_stable": (".stability", "is_stable", "model"),
-    "stability_conditions": (".stability", "stability_conditions", "model"),
-    "stability_report": (".stability", "stability_report", "model"),
-    "decompose": (".supermarket", "decompose", "model"),
-    "drift_rates": (".supermarket", "drift_rates", "model"),
-    "simulate_jlw": (".supermarket", "simulate_jlw", "model"),
-}
+# One row a module: (module, wrapper, its public names); "compensation_solve" is compensation.solve.
+_ROWS = (
+    (".balance", None, "BalanceReport"), (".balance", "model", "verify"),
+    (".compensation", None, "CompensationResult asymmetric_jsq sed symmetric_jsq solve"),
+    (".nested", "model", "is_nested nesting_tree"),
+    (".nested", "quantity", "nested_empty_probability"),
+    (".normalization", "quantity",
+     "empty_probability normalizing_constant server_idle_probability mean_number "
+     "mean_response_time"),
+    (".quantities", None, "Evaluated derive evaluate"),
+    (".stability", "model", "check_stability is_stable stability_conditions stability_report"),
+    (".supermarket", "model", "decompose drift_rates simulate_jlw"),
+)
+_RENAMED = {"solve": "compensation_solve"}
+_LAZY = {_RENAMED.get(attribute, attribute): (module, attribute, wrapper)
+         for module, wrapper, names in _ROWS for attribute in names.split()}
 
 
 def __getattr__(name: str):
@@ -96,7 +85,7 @@ def __dir__():
 __version__ = "0.1.0"
 
 __all__ = [
-    "Model", "model", "load", "loads", "builtin_names",
+    "Model", "model", "example_model", "load", "loads", "builtin_names",
     "empty_probability", "normalizing_constant", "server_idle_probability", "mean_number",
     "mean_response_time", "derive", "evaluate", "Evaluated",
     "verify", "BalanceReport",

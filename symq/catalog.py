@@ -34,7 +34,7 @@ from .model import Model
 from .rates import positive_symbol
 
 __all__ = ["model", "load", "loads", "builtin_names", "BUILTIN_DESCRIPTIONS", "as_model",
-           "takes_model"]
+           "takes_model", "example_rates", "example_model"]
 
 
 def _symbolic(name: str, compatibility: dict[str, list[str]], servers: list[str]) -> Model:
@@ -143,6 +143,86 @@ def model(name: str | Path) -> Model:
         return load(text)
     raise UnknownModelError(f"unknown model {text!r}; built-in models: "
                             f"{', '.join(builtin_names())}, or give a path to a .toml file")
+
+
+# The W example of docs/quantities.md and docs/theory-subset-dp.md (P(empty) = 663/1216 under ALIS).
+_W_EXAMPLE = {"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4", "mu_1": "1", "mu_2": "4/5"}
+
+
+def example_rates(model: Model) -> dict[str, str]:
+    r"""The documented example rates of a model's symbols: for ``w`` those of docs/quantities.md,
+    $\lambda=(3/20, 1/10, 1/4)$ and $\mu=(1, 4/5)$; otherwise every symbol of an arrival rate is
+    $1/(2J)$ for $J$ classes and every symbol of a service rate is 1, which is stable for every
+    graph (the load of any class set is at most 1/2 of the capacity of one server).
+
+    Parameters
+    ----------
+    model : Model
+        A model with symbolic rates (symbols already given a value are left out).
+
+    Returns
+    -------
+    dict
+        ``{symbol name: rate}``, rates as exact strings.
+
+    Examples
+    --------
+    >>> example_rates(model("n"))
+    {'lambda_1': '1/4', 'lambda_2': '1/4', 'mu_1': '1', 'mu_2': '1'}
+
+    Running time: O(J + M) for J classes and M servers.
+    """
+    names = {s.name for s in model.symbols}
+    if model.name == "w" and names == set(_W_EXAMPLE):
+        return dict(_W_EXAMPLE)
+    values: dict[str, str] = {}
+    for rate in model.arrival_rates.values():
+        values.update((s.name, f"1/{2 * len(model.classes)}") for s in rate.free_symbols)
+    for rate in model.service_rates.values():
+        for s in rate.free_symbols:
+            values.setdefault(s.name, "1")
+    return values
+
+
+def example_model(name: Model | str | Path, rates: dict[str, Any] | None = None) -> Model:
+    """A catalog model at its documented example rates (:func:`example_rates`), the one-line
+    opening of the doctests; ``rates`` overrides some of them.
+
+    Parameters
+    ----------
+    name : Model, str or Path
+        A built-in name (``"w"``, ``"ring:4"``), a TOML file or a model.
+    rates : dict, optional
+        ``{symbol name: exact rate}`` that replaces the example rate of those symbols.
+
+    Returns
+    -------
+    Model
+        The model with numeric (rational) rates.
+
+    Raises
+    ------
+    UnknownModelError
+        A name that is neither built in nor an existing file.
+    ModelError
+        A rate override for a symbol the model does not have, or a bad rate.
+
+    Examples
+    --------
+    >>> dict(example_model("w").arrival_rates)
+    {'1': 3/20, '2': 1/10, '3': 1/4}
+    >>> example_model("n", {"lambda_1": 3}).arrival_rates["1"]
+    3
+
+    Running time: O(J + M) for J classes and M servers.
+    """
+    base = as_model(name)
+    values = example_rates(base)
+    unknown = set(rates or {}) - set(values)
+    if unknown:
+        raise ModelError(f"example_model({base.name!r}): no rate symbol {', '.join(sorted(unknown))}; "
+                         f"its symbols are {', '.join(sorted(values))}")
+    return base.substitute({**values, **(rates or {})})
 
 
 def as_model(value: Model | str | Path, what: str = "model") -> Model:
