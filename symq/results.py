@@ -1,5 +1,7 @@
-r"""How quantity results look in Jupyter: a mapping result (per class, per server) is a
-:class:`QuantityResult`, a ``dict`` that also renders as a LaTeX table.
+r"""How results look in Jupyter: a mapping result (per class, per server) is a
+:class:`QuantityResult`, a ``dict`` that also renders as a LaTeX table; the other result objects
+(verify reports, compensation results, stability conditions, decompositions, ...) build their
+notebook display with the small table helper of this module.
 
 The functions of :mod:`symq` (``mean_number``, ``derive``, ``evaluate``, ...) return either one
 value (a sympy expression, which Jupyter already shows as math, or an
@@ -7,6 +9,12 @@ value (a sympy expression, which Jupyter already shows as math, or an
 A plain dict would show in a notebook as its ``repr``: raw strings. :class:`QuantityResult` keeps
 every dict behaviour (equality, ``json.dumps``, ``isinstance(x, dict)``) and adds
 ``_repr_latex_`` and ``_repr_html_``.
+
+A result class with a table display subclasses :class:`Displayed` and defines ``_display()``,
+returning a title and a list of sections ``(header, rows)``; a cell is text (a ``str``, escaped
+for HTML and for LaTeX's ``\text``) or :class:`Math` (LaTeX math). :func:`html_table` and
+:func:`latex_table` render the same description, so the two displays show the same values. The
+``repr`` and ``str`` of a class are not touched: a terminal shows what it showed before.
 
 Examples
 --------
@@ -16,37 +24,134 @@ Examples
 True
 >>> print(r._repr_latex_())
 $\begin{array}{ll} \text{total} & \frac{14}{15} \\ \text{class 1} & \frac{11}{30} \end{array}$
+>>> print(html_table([(("class", "rate"), [("<b>", math(sympy.Rational(1, 2)))])]))
+<table class="symq-result"><tr><th>class</th><th>rate</th></tr><tr><td>&lt;b&gt;</td><td>\(\frac{1}{2}\)</td></tr></table>
 """
 
 from __future__ import annotations
 
 import html
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
-__all__ = ["QuantityResult", "as_result"]
+__all__ = ["QuantityResult", "as_result", "Math", "math", "text_latex", "html_table",
+           "latex_table", "Displayed"]
 
 _LABELS = {"per_class": "class", "per_server": "server"}
 
 
-def _cell(value: Any) -> str:
+class Math(str):
+    """A table cell that is LaTeX math (a plain ``str`` cell is text)."""
+
+
+def math(value: Any) -> Math:
+    """``value`` as a :class:`Math` cell: a sympy object (or number) through ``sympy.latex``, a
+    LaTeX string (already a :class:`Math`) as it is, an object with ``_repr_latex_`` by it."""
     import sympy
+    if isinstance(value, Math):
+        return value
     latex = getattr(value, "_repr_latex_", None)
     if latex is not None and not isinstance(value, sympy.Basic):
-        return latex().strip("$")
+        return Math(latex().strip("$"))
     try:
-        return sympy.latex(value)
+        return Math(sympy.latex(value))
     except Exception:  # pragma: no cover - an unusual leaf
-        return f"\\text{{{value}}}"
+        return Math(text_latex(value))
 
 
-def _rows(result: Mapping[str, Any]) -> list[tuple[str, str]]:
+def text_latex(text: Any) -> str:
+    r"""``text`` in LaTeX's ``\text{...}``, its special characters escaped."""
+    from .latex import escape
+    return "\\text{" + escape(text) + "}"
+
+
+Cell = Any  # str (text), Math, None (empty), or anything else (shown as its str)
+Section = tuple[Sequence[Cell] | None, Sequence[Sequence[Cell]]]
+
+
+def _html_cell(cell: Cell, tag: str) -> str:
+    if cell is None:
+        return f"<{tag}></{tag}>"
+    if isinstance(cell, Math):
+        return f"<{tag}>\\({html.escape(cell)}\\)</{tag}>"
+    return f"<{tag}>{html.escape(str(cell))}</{tag}>"
+
+
+def _latex_cell(cell: Cell) -> str:
+    if cell is None or cell == "":
+        return ""
+    if isinstance(cell, Math):
+        return str(cell)
+    return text_latex(cell)
+
+
+def html_table(sections: Iterable[Section], title: str | None = None) -> str:
+    """One HTML ``<table>`` of the sections (a header row, if any, then the rows); every text is
+    escaped with :func:`html.escape`, math cells go between ``\\(`` and ``\\)`` for MathJax."""
+    sections = list(sections)
+    width = max([len(r) for _, rows in sections for r in rows] +
+                [len(h) for h, _ in sections if h] + [1])
+    parts = ['<table class="symq-result">']
+    if title:
+        parts.append(f"<caption>{html.escape(title)}</caption>")
+    for header, rows in sections:
+        for row, tag in ([(header, "th")] if header else []) + [(r, "td") for r in rows]:
+            cells = list(row) + [None] * (width - len(row))
+            parts.append("<tr>" + "".join(_html_cell(c, tag) for c in cells) + "</tr>")
+    parts.append("</table>")
+    return "".join(parts)
+
+
+def latex_table(sections: Iterable[Section], title: str | None = None) -> str:
+    r"""The same sections as one ``array`` in inline math (``$...$``, as Jupyter and pdflatex
+    take it); a header row is followed by ``\hline``, sections are separated by ``\hline``, a
+    title goes above in bold."""
+    sections = list(sections)
+    width = max([len(r) for _, rows in sections for r in rows] +
+                [len(h) for h, _ in sections if h] + [1])
+    lines, rule = [], False
+    for n, (header, rows) in enumerate(sections):
+        rule = rule or n > 0
+        for row, is_header in ([(header, True)] if header else []) + [(r, False) for r in rows]:
+            text = " & ".join(_latex_cell(c) for c in row)
+            lines.append(("\\hline " if rule else "") + text)
+            rule = is_header
+    body = " \\\\ ".join(lines)
+    table = f"\\begin{{array}}{{{'l' * width}}} {body} \\end{{array}}"
+    if title:
+        table = f"\\begin{{array}}{{l}} \\textbf{{{_escape(title)}}} \\\\ {table} \\end{{array}}"
+    return f"${table}$"
+
+
+def _escape(text: str) -> str:
+    from .latex import escape
+    return escape(text)
+
+
+class Displayed:
+    """Mixin of a result class with a table display: define ``_display()`` returning
+    ``(title, sections)``; Jupyter then shows the object as an HTML table (``_repr_html_``) or
+    LaTeX (``_repr_latex_``), and a terminal keeps the class's own ``repr``/``str``."""
+
+    def _display(self) -> tuple[str | None, list[Section]]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _repr_html_(self) -> str:
+        title, sections = self._display()
+        return html_table(sections, title)
+
+    def _repr_latex_(self) -> str:
+        title, sections = self._display()
+        return latex_table(sections, title)
+
+
+def _rows(result: Mapping[str, Any]) -> list[tuple[str, Math]]:
     rows = []
     for key, part in result.items():
         if isinstance(part, Mapping):
-            word = _LABELS.get(key, key)
-            rows += [(f"{word} {name}", _cell(value)) for name, value in part.items()]
+            word = _LABELS.get(key, str(key).replace("_", " "))
+            rows += [(f"{word} {name}", math(value)) for name, value in part.items()]
         else:
-            rows.append((key, _cell(part)))
+            rows.append((str(key).replace("_", " "), math(part)))
     return rows
 
 
@@ -54,14 +159,10 @@ class QuantityResult(dict):
     """A per-class / per-server result: a ``dict`` that Jupyter shows as a table of formulas."""
 
     def _repr_latex_(self) -> str:
-        body = " \\\\ ".join(f"\\text{{{label.replace('_', ' ')}}} & {cell}"
-                             for label, cell in _rows(self))
-        return f"$\\begin{{array}}{{ll}} {body} \\end{{array}}$"
+        return latex_table([(None, _rows(self))])
 
     def _repr_html_(self) -> str:
-        rows = "".join(f"<tr><td>{html.escape(label)}</td><td>\\({html.escape(cell)}\\)</td></tr>"
-                       for label, cell in _rows(self))
-        return f'<table class="symq-result">{rows}</table>'
+        return html_table([(None, _rows(self))])
 
 
 def as_result(result: Any) -> Any:
