@@ -1,20 +1,15 @@
 r"""The noncollaborative FCFS-ALIS discipline ([GR20]_ Thm 3.9: with idle set $I$ the job queue is
 the collaborative system $\vdash I$): normalizing constant, idle probabilities and mean numbers
-by subset DPs, and the matching rates $r_{c,s}$ that give the mean numbers in service.
-
-Idle-order weights $W(I)=\mu^\times(I)\widetilde W(I)$, $\Omega=\zeta W$ (sum over subsets),
-$G_{\rm ALIS}=\sum_XH(X)\Omega(\mathcal M\setminus X)=1/\pi^{\rm ALIS}(\emptyset,\emptyset)$ and
-$P(\emptyset)=W(\mathcal M)/G_{\rm ALIS}$; mean numbers in queue from the exact-cover weights
-$H_c$ weighted by $\Omega$, in service from the matching rates.
+by subset DPs, and the matching rates $r_{c,s}$ that give the mean numbers in service (the
+idle-order weights $W(I)$ and $G_{\rm ALIS}$ are written out in docs/theory-subset-dp.md,
+section 4.7).
 
 Examples
 --------
->>> from symq import model
+>>> from symq import example_model
 >>> from symq.normalization.alis import alis_values
 >>> from symq.normalization.subsets import SubsetGraph
->>> w = model("w").substitute({"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4",
-...                            "mu_1": "1", "mu_2": "4/5"})
->>> str(alis_values(SubsetGraph(w), per_class=False)["empty"])
+>>> str(alis_values(SubsetGraph(example_model("w")), per_class=False)["empty"])
 '663/1216'
 """
 

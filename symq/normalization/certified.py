@@ -14,11 +14,9 @@ answers instead. python-flint is optional: without it every value is exact.
 
 Examples
 --------
->>> from symq import model
+>>> from symq import example_model
 >>> from symq.normalization.certified import certified_quantity
->>> w = model("w").substitute({"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4",
-...                            "mu_1": "1", "mu_2": "4/5"})
->>> certified_quantity(w, "empty-probability", "alis", digits=20, exact=False)
+>>> certified_quantity(example_model("w"), "empty-probability", "alis", digits=20, exact=False)
 Evaluated(exact=None, value='0.54523026315789473684')
 >>> from sympy import Rational
 >>> str(Rational(663, 1216).evalf(21))

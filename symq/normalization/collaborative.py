@@ -1,25 +1,19 @@
 r"""The collaborative discipline (redundancy with cancel-on-completion, [GR20]_ Thm 3.3): the
 exact-cover subset DP over unions of class server sets (Props 6.2 and 6.3 in their DP form) and,
 as an independent second route, the memoized server-removal recursions of Prop 6.2 and of the
-corrected Prop 6.3 over class sets.
-
-The exact-cover weights are $H(\emptyset)=1$, $H(X)=\frac1{r(X)}\sum_{Y\cup S_c=X,\,Y\ne X}
-\lambda_cH(Y)$, supported on the unions of the sets $S_c$; $G=1/\pi(\emptyset)=\sum_XH(X)$,
-$P(k\text{ idle})=\sum_{X\not\ni k}H(X)/G$ (Prop 6.2: $\psi_k=\pi(\emptyset)/\pi_{\vdash k}
-(\emptyset)$) and the mean numbers $L_c=\sum_XH_c(X)/G$ (corrected Prop 6.3), where $H_c$ counts
-class-$c$ jobs.
+corrected Prop 6.3 over class sets (the weights $H(X)$ and their sums are written out in
+docs/theory-subset-dp.md, sections 4.5-4.7).
 
 Examples
 --------
->>> import sympy
->>> from symq import model
+>>> from symq import example_model
 >>> from symq.normalization.collaborative import collaborative_values, server_removal_mean_number
 >>> from symq.normalization.subsets import SubsetGraph
->>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+>>> n = example_model("n")
 >>> str(collaborative_values(SubsetGraph(n), per_class=False)["empty"])
 '9/14'
->>> server_removal_mean_number(n) == {'1': sympy.Rational(5, 14), '2': sympy.Rational(1, 6)}
-True
+>>> sorted(server_removal_mean_number(n).items())
+[('1', 5/14), ('2', 1/6)]
 """
 
 from __future__ import annotations
@@ -286,9 +280,8 @@ def collaborative_empty_probability(model: Model) -> sympy.Expr:
 
     Examples
     --------
-    >>> from symq import model
-    >>> collaborative_empty_probability(model("n").substitute(
-    ...     {"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"}))
+    >>> from symq import example_model
+    >>> collaborative_empty_probability(example_model("n"))
     9/14
 
     Running time: O(K M) operations for K class sets reachable by removing servers (up to 2^J).
@@ -317,13 +310,13 @@ def server_removal_mean_number(model: Model) -> dict[str, sympy.Expr]:
     Raises
     ------
     UnstableModelError
-        Numeric rates that violate $\lambda(A) < \mu(S(A))$.
+        Numeric rates with $\lambda(A) \ge \mu(S(A))$ for a class set $A$, as for
+        :func:`collaborative_empty_probability`.
 
     Examples
     --------
-    >>> from symq import model
-    >>> server_removal_mean_number(model("n").substitute(
-    ...     {"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"}))["1"]
+    >>> import symq
+    >>> server_removal_mean_number(symq.example_model("n"))["1"]
     5/14
 
     Running time: O(K M J) for K reachable class sets.

@@ -9,13 +9,11 @@ probabilities; the mean numbers in service reuse the ALIS matching rates.
 
 Examples
 --------
->>> from symq import model
->>> from symq.normalization.rais import rais_values
->>> from symq.normalization.subsets import SubsetGraph
->>> w = model("w").substitute({"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4",
-...                            "mu_1": "1", "mu_2": "4/5"})
->>> str(rais_values(SubsetGraph(w), per_class=False)["empty"])
-'663/1216'
+>>> from symq import example_model
+>>> from symq.normalization import rais, subsets
+>>> values = rais.rais_values(subsets.SubsetGraph(example_model("w")), per_class=False)
+>>> values["empty"], values["idle"]
+(663/1216, {'1': 221/304, '2': 871/1216})
 """
 
 from __future__ import annotations
