@@ -43,6 +43,7 @@ from .exact import flint_module, fraction_field, rational, to_sympy
 from .model import Model
 from .normalization.entry import DISCIPLINES
 from .processes.base import Process
+from .results import Displayed, math
 
 __all__ = ["BalanceReport", "BalanceFailure", "balance_residuals", "verify", "build_process",
            "VERIFY_DISCIPLINES"]
@@ -69,8 +70,12 @@ class BalanceFailure:
 
 
 @dataclass
-class BalanceReport:
-    """The outcome of a balance check (``ok`` when every residual is exactly zero)."""
+class BalanceReport(Displayed):
+    """The outcome of a balance check (``ok`` when every residual is exactly zero).
+
+    In a notebook it shows as a table (counts, verdict, the first failing equations with their
+    residuals); ``str`` gives the text that ``symq verify`` prints.
+    """
 
     model: str
     discipline: str
@@ -104,6 +109,28 @@ class BalanceReport:
                 "equations_checked": self.equations_checked,
                 "nonzero_residuals": self.nonzero_residuals, "ok": self.ok,
                 "failures": [f.to_dict() for f in self.failures]}
+
+    #: failing equations shown in a notebook (and by ``str``)
+    SHOWN_FAILURES = 20
+
+    def _display(self) -> tuple[str, list]:
+        """Title and table sections for Jupyter (:class:`symq.results.Displayed`)."""
+        summary = [("model", self.model), ("discipline", self.discipline),
+                   ("states with at most", f"{self.max_jobs} jobs"),
+                   ("states checked", str(self.states_checked)),
+                   ("equations checked", f"{self.equations_checked} ({self.global_equations} "
+                                         f"global, {self.partial_equations} partial)"),
+                   ("nonzero residuals", str(self.nonzero_residuals)),
+                   ("verdict", "OK" if self.ok else "FAILED")]
+        summary += [("note", note) for note in self.notes]
+        sections = [(None, summary)]
+        if self.failures:
+            shown = self.failures[:self.SHOWN_FAILURES]
+            rows = [(f.state, f.equation, math(f.residual)) for f in shown]
+            if len(self.failures) > len(shown):
+                rows.append(("...", f"and {len(self.failures) - len(shown)} more", None))
+            sections.append((("state", "equation", "residual"), rows))
+        return "balance check", sections
 
     def __str__(self) -> str:
         lines = [f"{self.model} ({self.discipline}), states with at most {self.max_jobs} jobs: "

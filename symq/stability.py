@@ -38,14 +38,19 @@ import sympy
 from .errors import ModelError, UnstableModelError
 from .exact import to_fraction
 from .model import Model
+from .results import Displayed, Math, text_latex
 
-__all__ = ["StabilityReport", "stability_report", "check_stability", "is_stable",
+__all__ = ["StabilityReport", "StabilityConditions", "stability_report", "check_stability", "is_stable",
            "stability_conditions", "brute_force_stability_report", "check_union_conditions"]
 
 
 @dataclass(frozen=True)
-class StabilityReport:
-    r"""The tightest class set: the minimum of $\mu(S(A)) - \lambda(A)$ over non-empty $A$."""
+class StabilityReport(Displayed):
+    r"""The tightest class set: the minimum of $\mu(S(A)) - \lambda(A)$ over non-empty $A$.
+
+    In a notebook it shows as a table: the verdict, the tightest sets and the relation
+    $\lambda(A) < \mu(S(A))$ at the values (:meth:`relation`).
+    """
 
     margin: sympy.Rational
     classes: tuple[str, ...]
@@ -56,6 +61,21 @@ class StabilityReport:
     @property
     def stable(self) -> bool:
         return bool(self.margin > 0)
+
+    def relation(self) -> sympy.Rel:
+        r"""$\lambda(A) < \mu(S(A))$ for the tightest set $A$, as an unevaluated sympy
+        ``StrictLessThan`` (``bool(report.relation().doit())`` is :attr:`stable`)."""
+        return sympy.StrictLessThan(self.load, self.capacity, evaluate=False)
+
+    def _display(self) -> tuple[str, list]:
+        from .latex import set_latex
+        rows = [("verdict", "stable" if self.stable else "unstable"),
+                ("tightest class set", Math("A = " + set_latex(self.classes))),
+                ("its servers", Math("S(A) = " + set_latex(self.servers))),
+                ("load", Math("\\lambda(A) = " + sympy.latex(self.load))),
+                ("capacity", Math("\\mu(S(A)) = " + sympy.latex(self.capacity))),
+                ("margin", Math("\\mu(S(A)) - \\lambda(A) = " + sympy.latex(self.margin)))]
+        return "stability", [(None, rows)]
 
     def message(self) -> str:
         classes = "{" + ", ".join(repr(i) for i in self.classes) + "}"
@@ -265,14 +285,56 @@ def _connected(model: Model, classes: tuple[str, ...]) -> bool:
     return nx.is_connected(graph)
 
 
-def stability_conditions(model: Model, max_classes: int = 12) -> list[tuple[tuple[str, ...],
-                                                                          tuple[str, ...]]]:
+class StabilityConditions(list):
+    r"""The list of :func:`stability_conditions`: ``(classes, servers)`` pairs, one per condition
+    $\lambda(A) < \mu(S(A))$, that also gives the conditions as sympy relations and shows them
+    in a notebook as an aligned LaTeX list (a ``list``: equality, iteration and ``repr`` as
+    before).
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> conditions = stability_conditions(model("n"))
+    >>> conditions.relations()
+    [lambda_1 < mu_1, lambda_1 + lambda_2 < mu_1 + mu_2]
+    >>> print(conditions._repr_latex_())
+    $\displaystyle \begin{aligned} \lambda_{1} &< \mu_{1} && A = \{1\} \\ \lambda_{1} + \lambda_{2} &< \mu_{1} + \mu_{2} && A = \{1, 2\} \end{aligned}$
+    """
+
+    def __init__(self, conditions: Iterable = (), model: Model | None = None) -> None:
+        super().__init__(conditions)
+        self.model = model
+
+    def relations(self) -> list[sympy.Rel]:
+        r"""One unevaluated sympy ``StrictLessThan`` $\lambda(A) < \mu(S(A))$ per condition,
+        in order (identical relations of different sets are kept: one per set)."""
+        if self.model is None:
+            raise ModelError("these stability conditions do not know their model; "
+                             "get them from stability_conditions(model)")
+        return [sympy.StrictLessThan(self.model.arrival_rate(a), self.model.service_rate(b),
+                                     evaluate=False) for a, b in self]
+
+    def _repr_latex_(self) -> str:
+        from .latex import set_latex
+        if self.model is None or not self:
+            return f"${text_latex('no conditions' if not self else list(self))}$"
+        rows = [f"{sympy.latex(r.lhs)} &< {sympy.latex(r.rhs)} && A = {set_latex(a)}"
+                for r, (a, _) in zip(self.relations(), self)]
+        return "$\\displaystyle \\begin{aligned} " + " \\\\ ".join(rows) + " \\end{aligned}$"
+
+
+def stability_conditions(model: Model, max_classes: int = 12) -> StabilityConditions:
     r"""The distinct conditions $\lambda(A) < \mu(S(A))$, redundant ones removed.
 
     A set $A$ is kept only if it is *closed*, $A = R(S(A))$ (adding the classes that only $S(A)$
     serves makes the condition stronger with the same right-hand side), and *connected* in the
     compatibility graph (otherwise the condition is the sum of those of its components, whose
     server sets are disjoint). Enumerates class sets, so it is for small models only.
+
+    Returns
+    -------
+    StabilityConditions
+        A list of ``(classes, servers)`` pairs; ``.relations()`` gives them as sympy relations.
 
     Raises
     ------
@@ -291,4 +353,4 @@ def stability_conditions(model: Model, max_classes: int = 12) -> list[tuple[tupl
                 continue
             if _connected(model, classes):
                 conditions.append((classes, servers))
-    return conditions
+    return StabilityConditions(conditions, model)
