@@ -8,11 +8,9 @@ supermarket topic page and the theory page of the decomposition.
 
 Examples
 --------
->>> from symq import model
+>>> from symq import example_model
 >>> from symq.pictures.clusters import draw
->>> m = model("w").substitute({"lambda_1": "2", "lambda_2": "1/2", "lambda_3": "1",
-...                            "mu_1": "1", "mu_2": "1"})
->>> draw(m).data["clusters"][0]
+>>> draw(example_model("w", {"lambda_1": 2})).data["clusters"][0]
 {'stations': ['1'], 'drift': '1'}
 """
 

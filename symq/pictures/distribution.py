@@ -18,13 +18,10 @@ The picture shows $P(N=n)$ for $n\le$ ``--max-jobs`` on a log scale, and the tai
 
 Examples
 --------
->>> from symq import model
->>> from symq.pictures.distribution import number_law
->>> m = model("w").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "lambda_3": "1/4",
-...                            "mu_1": "1", "mu_2": "1"})
->>> law = number_law(m, 2)
+>>> import symq
+>>> law = symq.pictures.distribution.number_law(symq.example_model("w"), 2)
 >>> law[0], law[1]
-(15/32, 75/256)
+(1547/2480, 230503/892800)
 """
 
 from __future__ import annotations

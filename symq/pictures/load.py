@@ -16,12 +16,10 @@ progress bar counts the points.
 
 Examples
 --------
->>> from symq import model
->>> from symq.pictures.load import stability_limit
->>> m = model("w").substitute({"lambda_1": "1", "lambda_2": "1", "lambda_3": "1",
-...                            "mu_1": "2", "mu_2": "2"})
->>> stability_limit(m)
-Fraction(4, 3)
+>>> from symq.catalog import example_model
+>>> from symq.pictures import load
+>>> load.stability_limit(example_model("w"))
+Fraction(18, 5)
 """
 
 from __future__ import annotations

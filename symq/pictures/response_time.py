@@ -8,13 +8,11 @@ percentile of each class for the JSON output.
 
 Examples
 --------
->>> from symq import model
+>>> import symq
 >>> from symq.pictures.response_time import draw
->>> w = model("w").substitute({"lambda_1": "1/2", "lambda_2": "1/4", "lambda_3": "1/2",
-...                            "mu_1": "1", "mu_2": "2"})
->>> picture = draw(w, discipline="alis", points=20)
+>>> picture = draw(symq.example_model("w"), discipline="alis", points=20)
 >>> picture.stem, picture.data["mean"]["3"]
-('w-response-time-survival-alis', '800/1057')
+('w-response-time-survival-alis', '23819/19760')
 """
 
 from __future__ import annotations

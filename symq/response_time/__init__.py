@@ -21,13 +21,11 @@ here is exact, with a rational Laplace-Stieltjes transform in $\theta$.
 Examples
 --------
 >>> from fractions import Fraction
->>> from symq import model
+>>> from symq import example_model
 >>> from symq.response_time import response_time_law
->>> w = model("w").substitute({"lambda_1": "1/2", "lambda_2": "1/4", "lambda_3": "1/2",
-...                            "mu_1": "1", "mu_2": "2"})
->>> law = response_time_law(w, "3", "alis")
+>>> law = response_time_law(example_model("w"), "3", "alis")
 >>> law.survival_value(Fraction(1), 12)
-'0.261708765234'
+'0.440047521334'
 """
 
 from .laws import response_time_law, waiting_time_law, server_law

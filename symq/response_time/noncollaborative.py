@@ -59,11 +59,9 @@ law is a finite mixture of phase-type laws with an exact CDF.
 
 Examples
 --------
->>> from symq import model
+>>> from symq import example_model
 >>> from symq.response_time.noncollaborative import server_law
->>> w = model("w").substitute({"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4",
-...                            "mu_1": "1", "mu_2": "4/5"})
->>> {s: str(p) for s, p in server_law(w, "3").items()}
+>>> {s: str(p) for s, p in server_law(example_model("w"), "3").items()}
 {'1': '187/380', '2': '193/380'}
 
 Running time: $O(2^M(M+J))$ field operations per class and server for the wait, plus

@@ -12,13 +12,11 @@ r"""The quantities ``response-time``, ``response-time-survival``, ``waiting-time
 
 Examples
 --------
->>> from symq import model
+>>> import symq
 >>> from symq.response_time.quantities import evaluate_request
->>> w = model("w").substitute({"lambda_1": "1/2", "lambda_2": "1/4", "lambda_3": "1/2",
-...                            "mu_1": "1", "mu_2": "2"})
->>> out = evaluate_request(w, "response-time-survival", "alis", 8, time="1")
+>>> out = evaluate_request(symq.example_model("w"), "response-time-survival", "alis", 8, time="1")
 >>> {c: v.value for c, v in out["per_class"].items()}
-{'1': '0.67251002', '2': '0.24471624', '3': '0.26170877'}
+{'1': '0.47870121', '2': '0.55841470', '3': '0.44004752'}
 
 Running time: that of :mod:`symq.response_time.laws`, plus one certified evaluation per class.
 """
