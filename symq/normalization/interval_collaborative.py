@@ -1,0 +1,404 @@
+r"""The collaborative subset DP on fixed-point integer intervals: rigorous lower and upper
+bounds of the exact-cover weights $H$, of $G$, $\pi(\emptyset)$, the idle probabilities and
+(by one reverse, adjoint pass) the mean numbers, in Python integers, with no ball arithmetic.
+
+**Why the bounds are rigorous.** Write every rate over the common denominator $s$
+(:class:`~symq.normalization.subsets.SubsetGraph` ``lam_int``, ``mu_int``, ``scale``), so the
+slacks $r(X)s=\mu(X)s-\lambda(R(X))s$ are exact positive integers (stability). The exact-cover
+weights of [GR20]_ Props 6.2, 6.3 (DP form, see :mod:`symq.normalization.collaborative`) are
+$H(\emptyset)=1$ and
+
+$$H(X)=\frac{1}{r(X)s}\sum_{c,\;Y:\;Y\cup S_c=X,\;Y\ne X}(\lambda_cs)\,H(Y),$$
+
+a sum of nonnegative integer multiples of earlier values divided by a positive integer. With
+$h(\emptyset)=2^p$ and every division rounded down (``floor``) the run gives integers
+$h^-(X)\le2^pH(X)$; rounded up, $h^+(X)\ge2^pH(X)$: by induction over the unions, because every
+step is monotone in its inputs and only the division rounds. Sums of the bounds bound sums of
+the weights; quotients of nonnegative bounds are bounded by the crossed quotients, exactly in
+rationals ($\pi(\emptyset)\in[2^p/\sum h^+,\,2^p/\sum h^-]$).
+
+**Mean numbers by the adjoint.** Mark every class-$c$ job by $z_c$ ($\lambda_c\to z_c\lambda_c$,
+also inside $r(X)$); the product form counts a factor $z_c$ per class-$c$ job, so
+$L_c=\partial\log G/\partial z_c$ at $z=1$. Reverse-mode differentiation of the DP gives, with
+$\bar H(X)=\partial G/\partial H(X)$ and $a(X)=\bar H(X)/(r(X)s)$,
+
+$$\bar H(X)=1+\sum_{X\to Z\text{ via }c}(\lambda_cs)\,a(Z),\qquad
+L_c=\frac{\lambda_cs}{G}\Bigl[\sum_{Y\to X\text{ via }c}H(Y)a(X)+\sum_{X\supseteq S_c}H(X)a(X)
+\Bigr],$$
+
+(the second sum is the derivative through $r(X)$, whose sign cancels the one of $-\lambda_c$),
+again nonnegative sums and positive divisions, so the same floor/ceil runs bound it. The tests
+check the identity against the exact per-class route exactly (rationals), and the intervals
+against the exact values.
+
+**Cost.** The unions, their slacks and the edge lists ``(src, dst, class)`` are built with
+numpy; the arithmetic runs level by level (unions of equal size are independent) on numpy
+object arrays of Python integers of $p$ bits: O(E) integer operations per pass for
+$E\le UJ$ edges, two passes (floor, ceil) for $G$, four for the mean numbers.
+
+Examples
+--------
+>>> from symq import model
+>>> from symq.normalization.subsets import SubsetGraph
+>>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+>>> order, low, high = exact_cover_bounds(SubsetGraph(n), 40)
+>>> order
+[0, 1, 3]
+>>> from fractions import Fraction
+>>> Fraction(sum(low), 2**40) <= Fraction(14, 9) <= Fraction(sum(high), 2**40)
+True
+>>> b = collaborative_bounds(SubsetGraph(n), 60, per_class=True)
+>>> b["empty"].certify(12), b["L"]["1"].certify(12)
+('0.642857142857', '0.357142857143')
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+from ..errors import UnstableModelError
+from .interval import Interval
+from .subsets import SubsetGraph
+
+__all__ = ["UnionEdges", "union_edges", "exact_cover_bounds", "collaborative_bounds",
+           "adjoint_mean_numbers"]
+
+
+def _np():
+    import numpy as np
+    return np
+
+
+def _integer_rates(graph: SubsetGraph) -> tuple[list[int], list[int], int]:
+    """``(lam_int, mu_int, scale)``: the rates times their common denominator, exactly."""
+    if getattr(graph, "scale", None) is not None:
+        return list(graph.lam_int), list(graph.mu_int), graph.scale
+    model = graph.model
+    lam = [model.arrival_rates[c] for c in graph.classes]
+    mu = [model.service_rates[s] for s in graph.servers]
+    scale = math.lcm(*(int(r.q) for r in (*lam, *mu)))
+    return ([int(r.p) * (scale // int(r.q)) for r in lam],
+            [int(r.p) * (scale // int(r.q)) for r in mu], scale)
+
+
+class UnionEdges:
+    r"""The unions of the class server sets of a numeric model and the DP's edges, in numpy.
+
+    Attributes
+    ----------
+    order : list of int
+        The unions (bitmasks, server $j$ is bit $j$), by size then value (a topological order:
+        every edge goes from a smaller to a larger union). ``order[0] == 0``.
+    r_int : list of int
+        $r(X)s$ per union (``r_int[0] == 0``), exact; positive under stability.
+    lam_int : list of int
+        $\lambda_cs$ per class.
+    src, dst, cls : numpy int arrays
+        The edges $Y\to X=Y\cup S_c$, $X\ne Y$, as union indices and class, sorted by ``dst``.
+    levels : list of (int, int, int, int)
+        Per union size $k\ge1$: ``(first, stop)`` union indices of that size and ``(a, b)``
+        the slice of the edges into them.
+
+    Running time: O(J U log U) numpy work for U unions, J classes; memory O(E) for E edges.
+    """
+
+    def __init__(self, graph: SubsetGraph) -> None:
+        np = _np()
+        if graph.size > 62:
+            raise ValueError("at most 62 servers for the numpy union tables")
+        self.graph = graph
+        self.lam_int, self.mu_int, self.scale = _integer_rates(graph)
+        masks = np.array(sorted(set(graph.masks)), dtype=np.int64)
+        values = np.zeros(1, dtype=np.int64)
+        for m in masks:  # the unions of subsets of the first k masks, k = 1..J
+            values = np.union1d(values, values | m)
+        pop = np.zeros(len(values), dtype=np.int64)
+        for j in range(graph.size):
+            pop += (values >> j) & 1
+        perm = np.lexsort((values, pop))  # by size, then value
+        xs = values[perm]
+        rank = np.empty(len(values), dtype=np.int64)
+        rank[perm] = np.arange(len(values))  # value-sorted position -> index in ``order``
+        self.order = xs.tolist()
+        self.size_of = pop[perm]
+        # exact integer slacks
+        mus = np.zeros(len(xs), dtype=object)
+        lams = np.zeros(len(xs), dtype=object)
+        for j, rate in enumerate(self.mu_int):
+            mus = mus + ((xs >> j) & 1).astype(object) * rate
+        for m, rate in zip(graph.masks, self.lam_int):
+            lams = lams + ((xs & m) == m).astype(object) * rate
+        r = mus - lams
+        self.r_int = [int(v) for v in r]
+        bad = [i for i in range(1, len(xs)) if self.r_int[i] <= 0]
+        if bad:
+            x = self.order[bad[0]]
+            names = [graph.servers[j] for j in range(graph.size) if x >> j & 1]
+            raise UnstableModelError(
+                f"unstable: the classes served only by servers {{{', '.join(names)}}} arrive "
+                "at least as fast as those servers serve; lower the arrival rates")
+        src, dst, cls = [], [], []
+        for c, m in enumerate(graph.masks):
+            ys = xs | m
+            sel = np.nonzero(ys != xs)[0]
+            src.append(sel)
+            dst.append(rank[np.searchsorted(values, ys[sel])])
+            cls.append(np.full(len(sel), c, dtype=np.int64))
+        src_a = np.concatenate(src) if src else np.zeros(0, dtype=np.int64)
+        dst_a = np.concatenate(dst) if dst else np.zeros(0, dtype=np.int64)
+        cls_a = np.concatenate(cls) if cls else np.zeros(0, dtype=np.int64)
+        by_dst = np.argsort(dst_a, kind="stable")
+        self.src, self.dst, self.cls = src_a[by_dst], dst_a[by_dst], cls_a[by_dst]
+        starts = np.searchsorted(self.size_of, np.arange(1, graph.size + 2))
+        edge_starts = np.searchsorted(self.dst, starts)
+        self.levels = [(int(starts[k]), int(starts[k + 1]), int(edge_starts[k]),
+                        int(edge_starts[k + 1])) for k in range(graph.size)
+                       if starts[k] < starts[k + 1]]
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    @property
+    def edges(self) -> int:
+        """The number E of edges."""
+        return len(self.src)
+
+
+def union_edges(graph: SubsetGraph) -> UnionEdges:
+    """The :class:`UnionEdges` of ``graph``, built once per graph (cached on it)."""
+    found = getattr(graph, "_union_edges", None)
+    if found is None:
+        found = UnionEdges(graph)
+        graph._union_edges = found
+    return found
+
+
+def _divide(acc, r, up):
+    """Elementwise floor (``up`` false) or ceil (``up`` true) of object arrays of nonnegative
+    integers by positive ones; ``up=None``: exact division (rationals)."""
+    if up is None:
+        return acc / r
+    return -((-acc) // r) if up else acc // r
+
+
+def _forward(edges: UnionEdges, one: Any, up, lam_int=None, r_int=None):
+    """The object array of $h^\\mp(X)$ over ``edges.order`` (module docstring), $h(\\emptyset)$
+    = ``one`` (``2**bits``, or an exact 1 with ``up=None``)."""
+    np = _np()
+    lam = np.array(lam_int if lam_int is not None else edges.lam_int, dtype=object)
+    r = np.array(r_int if r_int is not None else edges.r_int, dtype=object)
+    h = np.zeros(len(edges), dtype=object)
+    h[0] = one
+    lam_e = lam[edges.cls]
+    for first, stop, a, b in edges.levels:
+        if a == b:
+            continue
+        d = edges.dst[a:b]
+        terms = lam_e[a:b] * h[edges.src[a:b]]
+        cut = np.flatnonzero(np.r_[True, d[1:] != d[:-1]])
+        target = d[cut]
+        h[target] = _divide(np.add.reduceat(terms, cut), r[target], up)
+    return h
+
+
+def exact_cover_bounds(graph: SubsetGraph, bits: int, up_too: bool = True
+                       ) -> tuple[list[int], list[int], list[int]]:
+    r"""Integer bounds ``low[i] <= 2**bits * H(order[i]) <= high[i]`` of the exact-cover weights
+    of the collaborative DP on every union of class server sets (module docstring: floor and
+    ceil runs of the same monotone integer recursion).
+
+    This is the forward pass that other certified routes reuse (ALIS weights $H$); its signature
+    stays stable.
+
+    Parameters
+    ----------
+    graph : SubsetGraph
+        A numeric model (exact rational rates); its field does not matter.
+    bits : int
+        Fixed-point bits $p$: ``H(empty)`` is ``2**bits``.
+    up_too : bool
+        Also the upper run (``high`` is ``low`` otherwise, and not a bound).
+
+    Returns
+    -------
+    (order, low, high) : three lists
+        The unions as bitmasks (by size then value, ``order[0] == 0``) and the integer bounds.
+
+    Raises
+    ------
+    UnstableModelError
+        A union whose slack $r(X)$ is not positive.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> from symq.normalization.subsets import SubsetGraph
+    >>> w = model("w").substitute({"lambda_1": "1/5", "lambda_2": "1/5", "lambda_3": "1/5",
+    ...                            "mu_1": "1", "mu_2": "1"})
+    >>> order, low, high = exact_cover_bounds(SubsetGraph(w), 10)
+    >>> order, low, high
+    ([0, 1, 2, 3], [1024, 256, 256, 292], [1024, 256, 256, 293])
+
+    Running time: O(E) operations on ``bits``-bit integers per run, E <= U J edges.
+    """
+    edges = union_edges(graph)
+    low = _forward(edges, 1 << bits, False)
+    high = _forward(edges, 1 << bits, True) if up_too else low
+    return edges.order, [int(v) for v in low], [int(v) for v in high]
+
+
+def _reverse(edges: UnionEdges, one: Any, up):
+    r"""The object array of $a^\mp(X)$, $2^p\bar H(X)/(r(X)s)$ rounded (``a[0]`` is $2^p\bar H(\emptyset)$)."""
+    np = _np()
+    lam = np.array(edges.lam_int, dtype=object)
+    r = np.array(edges.r_int, dtype=object)
+    n = len(edges)
+    a = np.zeros(n, dtype=object)
+    by_src = getattr(edges, "_by_src", None)
+    if by_src is None:
+        np_ = np
+        perm = np_.argsort(edges.src, kind="stable")
+        src, dst, cls = edges.src[perm], edges.dst[perm], edges.cls[perm]
+        size_of = edges.size_of
+        starts = np_.searchsorted(size_of, np_.arange(0, edges.graph.size + 2))
+        edge_starts = np_.searchsorted(src, starts)
+        levels = [(int(starts[k]), int(starts[k + 1]), int(edge_starts[k]),
+                   int(edge_starts[k + 1])) for k in range(edges.graph.size + 1)
+                  if starts[k] < starts[k + 1]]
+        by_src = (src, dst, cls, levels)
+        edges._by_src = by_src
+    src, dst, cls, levels = by_src
+    lam_e = lam[cls]
+    for first, stop, lo, hi in reversed(levels):
+        hbar = np.full(stop - first, one, dtype=object)
+        if lo < hi:
+            s = src[lo:hi]
+            terms = lam_e[lo:hi] * a[dst[lo:hi]]
+            cut = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+            hbar[s[cut] - first] += np.add.reduceat(terms, cut)
+        if first == 0:  # the empty set: no division, a[0] = 2^p G
+            a[0] = hbar[0]
+            hbar_rest = hbar[1:]
+            if len(hbar_rest):
+                a[1:stop] = _divide(hbar_rest, r[1:stop], up)
+        else:
+            a[first:stop] = _divide(hbar, r[first:stop], up)
+    return a
+
+
+def _class_sums(edges: UnionEdges, h, a, exact: bool = False) -> list[Any]:
+    r"""$T_c=\sum_{Y\to X\text{ via }c}h(Y)a(X)+\sum_{X\supseteq S_c}h(X)a(X)$ (integers)."""
+    np = _np()
+    prod_edge = h[edges.src] * a[edges.dst]
+    out = []
+    by_cls = getattr(edges, "_by_cls", None)
+    if by_cls is None:
+        perm = np.argsort(edges.cls, kind="stable")
+        bounds = np.searchsorted(edges.cls[perm], np.arange(len(edges.lam_int) + 1))
+        xs = np.array(edges.order, dtype=np.int64)
+        inside = [np.flatnonzero((xs & m) == m) for m in edges.graph.masks]
+        by_cls = (perm, bounds, inside)
+        edges._by_cls = by_cls
+    perm, bounds, inside = by_cls
+    prod_edge = prod_edge[perm]
+    ha = h * a
+    ha[0] = 0
+    conv = (lambda v: v) if exact else int
+    zero = 0 * h[0]
+    for c in range(len(edges.lam_int)):
+        total = conv(prod_edge[bounds[c]:bounds[c + 1]].sum()) if bounds[c] < bounds[c + 1] \
+            else zero
+        sel = inside[c]
+        if len(sel):
+            total += conv(ha[sel].sum())
+        out.append(total)
+    return out
+
+
+def collaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = False,
+                         idle: bool = False) -> dict[str, Any]:
+    r"""Rigorous :class:`~symq.normalization.interval.Interval` enclosures of $G$,
+    $\pi(\emptyset)$, (if ``idle``) $P(k\text{ idle})$ and (if ``per_class``) the mean numbers
+    $L_c$ of the collaborative model, from the fixed-point runs at ``bits`` bits (module
+    docstring). Widths shrink like $2^{-\text{bits}}$ times the size of the problem.
+
+    Parameters
+    ----------
+    graph : SubsetGraph
+        A numeric, stable, connected or not model.
+    bits : int
+        Fixed-point bits.
+    per_class, idle : bool
+        Also the mean numbers ``"L"`` (and ``"L_total"``) / the idle probabilities ``"idle"``.
+
+    Returns
+    -------
+    dict
+        ``{"G", "empty", "idle": {server: Interval} or None, "L": {class: Interval},
+        "L_total"}``; the bounds are exact rationals.
+
+    Raises
+    ------
+    UnstableModelError
+        A union with a nonpositive slack.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> from symq.normalization.subsets import SubsetGraph
+    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+    >>> out = collaborative_bounds(SubsetGraph(n), 80, per_class=True, idle=True)
+    >>> out["idle"]["2"].certify(6), out["L_total"].certify(6)
+    ('0.857143', '0.523810')
+
+    Running time: O(E) integer operations per pass (2 passes, 4 with ``per_class``), O(U M)
+    more for ``idle``.
+    """
+    np = _np()
+    edges = union_edges(graph)
+    one = 1 << bits
+    h_lo, h_hi = _forward(edges, one, False), _forward(edges, one, True)
+    g_lo, g_hi = int(h_lo.sum()), int(h_hi.sum())
+    out: dict[str, Any] = {"G": Interval(Fraction(g_lo, one), Fraction(g_hi, one)),
+                           "empty": Interval(Fraction(one, g_hi), Fraction(one, g_lo)),
+                           "idle": None}
+    if idle:
+        xs = np.array(edges.order, dtype=np.int64)
+        out["idle"] = {}
+        for j, s in enumerate(graph.servers):
+            sel = np.flatnonzero(((xs >> j) & 1) == 0)
+            lo, hi = int(h_lo[sel].sum()), int(h_hi[sel].sum())
+            out["idle"][s] = Interval(Fraction(lo, g_hi), Fraction(hi, g_lo))
+    if per_class:
+        a_lo, a_hi = _reverse(edges, one, False), _reverse(edges, one, True)
+        t_lo, t_hi = _class_sums(edges, h_lo, a_lo), _class_sums(edges, h_hi, a_hi)
+        out["L"] = {c: Interval(Fraction(lam * lo, one * g_hi), Fraction(lam * hi, one * g_lo))
+                    for c, lam, lo, hi in zip(graph.classes, edges.lam_int, t_lo, t_hi)}
+        out["L_total"] = Interval(sum((v.lower for v in out["L"].values()), Fraction(0)),
+                                  sum((v.upper for v in out["L"].values()), Fraction(0)))
+    return out
+
+
+def adjoint_mean_numbers(graph: SubsetGraph) -> dict[str, Any]:
+    r"""Exact mean numbers $L_c$ of the collaborative model by the adjoint pass (module
+    docstring) in the graph's exact field (``fmpq`` or ``Fraction``): one forward pass for $H$,
+    one reverse pass for $a=\bar H/r$, and the class sums, O(E) exact operations.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> from symq.normalization.subsets import SubsetGraph
+    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+    >>> {c: str(v) for c, v in adjoint_mean_numbers(SubsetGraph(n)).items()}
+    {'1': '5/14', '2': '1/6'}
+    """
+    edges = union_edges(graph)
+    arith = graph.arith
+    one = arith.one
+    h = _forward(edges, one, None)
+    a = _reverse(edges, one, None)
+    sums = _class_sums(edges, h, a, exact=True)
+    g = sum(h.tolist(), arith.zero)
+    return {c: sums[k] * lam / g for k, (c, lam) in enumerate(zip(graph.classes, edges.lam_int))}
