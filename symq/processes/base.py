@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from functools import reduce
 from operator import mul
-from typing import Any, Hashable, Iterable, NamedTuple, Sequence
+from typing import Any, Callable, Hashable, Iterable, Mapping, NamedTuple, Sequence
 
 import sympy
 
-__all__ = ["Process", "Transition", "format_state"]
+__all__ = ["Process", "Transition", "format_state", "prefix_ratios", "classes_beside"]
 
 
 class Transition(NamedTuple):
@@ -146,3 +146,76 @@ class Process:
 def product(factors: Iterable[Any]) -> Any:
     """The product of ``factors`` (1 when empty)."""
     return reduce(mul, factors, sympy.Integer(1))
+
+
+def prefix_ratios(items: Sequence[Any], rate: Mapping[Any, Any], reach_of: Mapping[Any, frozenset],
+                  capacity: Callable[[frozenset], Any],
+                  patience: Mapping[Any, Any] | None = None) -> list[Any]:
+    r"""The product-form factors of an ordered queue: for each position $i$ of ``items``,
+    ``rate[x_i]`` over the capacity of the union of ``reach_of[x_1]``, ..., ``reach_of[x_i]``
+    plus the patience rates of $x_1, \dots, x_i$ ([GR20]_ eq. (4); Thm 3.12-3.13 with
+    abandonments).
+
+    Parameters
+    ----------
+    items : sequence
+        The queue in order, oldest first (job classes or server names).
+    rate : mapping
+        The rate of each item's type ($\lambda_c$ or $\mu_s$).
+    reach_of : mapping
+        The set each item type reaches (its compatible servers or classes, or itself).
+    capacity : callable
+        ``capacity(reach)``: the total rate of a reached set.
+    patience : mapping, optional
+        Abandonment rate of each item type (0 where missing).
+
+    Returns
+    -------
+    list
+        One factor per position.
+
+    Examples
+    --------
+    >>> prefix_ratios(["a", "b"], {"a": 1, "b": 2}, {"a": frozenset("x"), "b": frozenset("y")},
+    ...               lambda reach: sympy.Integer(len(reach) * 3))
+    [1/3, 1/3]
+
+    Running time: O(n) set unions and ``capacity`` calls for n items.
+    """
+    factors = []
+    reach: frozenset = frozenset()
+    waiting = sympy.Integer(0)
+    for x in items:
+        reach = reach | reach_of[x]
+        waiting += (patience or {}).get(x, 0)
+        factors.append(rate[x] / (waiting + capacity(reach)))
+    return factors
+
+
+def classes_beside(process: Any, servers: Iterable[str]) -> list[str]:
+    """The job classes that can wait while ``servers`` wait or are idle: those compatible with
+    none of them (a compatible job would be matched at once).
+
+    Parameters
+    ----------
+    process : Process
+        A process with ``model`` and ``_servers_of`` (class -> frozenset of servers).
+    servers : iterable of str
+        The waiting or idle servers.
+
+    Returns
+    -------
+    list of str
+        The classes in model order.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> from symq.processes.matching import PairedMatching
+    >>> classes_beside(PairedMatching(model("n")), ["2"])
+    ['1']
+
+    Running time: O(J) set intersections for J classes.
+    """
+    blocked = frozenset(servers)
+    return [c for c in process.model.classes if not process._servers_of[c] & blocked]

@@ -49,7 +49,7 @@ import sympy
 from ..errors import ModelError, UnstableModelError
 from ..model import Model
 from ..rates import parse_rate
-from .base import Process, Transition
+from .base import Process, Transition, classes_beside, prefix_ratios
 
 __all__ = ["DirectedMatching", "GeneralMatching", "PairedMatching"]
 
@@ -129,8 +129,7 @@ class DirectedMatching(Process):
             if self.server_buffer is not None and k > self.server_buffer:
                 break
             for waiting_servers in itertools.product(self.model.servers, repeat=k):
-                blocked = set(waiting_servers)
-                allowed = [c for c in self.model.classes if not self._servers_of[c] & blocked]
+                allowed = classes_beside(self, waiting_servers)
                 for n in range(max_size - k + 1):
                     if self.job_buffer is not None and n > self.job_buffer:
                         break
@@ -179,23 +178,7 @@ class DirectedMatching(Process):
 
     def product_form_factors(self, state: PairState) -> list[sympy.Expr]:
         r"""$\lambda_{c_i}/\mu(\vec c_i)$ and $\mu_{s_j}/\lambda(\vec s_j)$ (Thm 3.12, 3.13)."""
-        jobs, servers = state
-        factors = []
-        reach: frozenset = frozenset()
-        patience = sympy.Integer(0)
-        for c in jobs:
-            reach = reach | self._servers_of[c]
-            patience += self.job_patience.get(c, 0)
-            factors.append(self.model.arrival_rates[c] / (
-                patience + sympy.Add(*(self.model.service_rates[m] for m in sorted(reach)))))
-        reach = frozenset()
-        patience = sympy.Integer(0)
-        for m in servers:
-            reach = reach | self._classes_of[m]
-            patience += self.server_patience.get(m, 0)
-            factors.append(self.model.service_rates[m] / (
-                patience + sympy.Add(*(self.model.arrival_rates[c] for c in sorted(reach)))))
-        return factors
+        return _pair_factors(self, state, self.job_patience, self.server_patience)
 
 
 class GeneralMatching(Process):
@@ -391,9 +374,8 @@ class PairedMatching(Process):
         result = [((), ())]
         for n in range(1, max_size + 1):
             for servers in itertools.product(self.model.servers, repeat=n):
-                allowed = [c for c in self.model.classes if not self._servers_of[c] & set(servers)]
-                for jobs in itertools.product(allowed, repeat=n):
-                    result.append((jobs, servers))
+                result.extend((jobs, servers) for jobs in
+                              itertools.product(classes_beside(self, servers), repeat=n))
         return result
 
     def transitions(self, state: PairState) -> list[Transition]:
@@ -418,16 +400,18 @@ class PairedMatching(Process):
 
     def product_form_factors(self, state: PairState) -> list[sympy.Expr]:
         r"""$\frac{\lambda_{c_i}}{\mu(S(\vec c_i))}\frac{\mu_{s_i}}{\lambda(C(\vec s_i))}$."""
-        jobs, servers = state
-        factors = []
-        reach: frozenset = frozenset()
-        for c in jobs:
-            reach = reach | self._servers_of[c]
-            factors.append(self.model.arrival_rates[c]
-                           / sympy.Add(*(self.model.service_rates[m] for m in sorted(reach))))
-        reach = frozenset()
-        for m in servers:
-            reach = reach | self._classes_of[m]
-            factors.append(self.model.service_rates[m]
-                           / sympy.Add(*(self.model.arrival_rates[c] for c in sorted(reach))))
-        return factors
+        return _pair_factors(self, state)
+
+
+def _pair_factors(process: Any, state: PairState, job_patience: Mapping[str, Any] | None = None,
+                  server_patience: Mapping[str, Any] | None = None) -> list[sympy.Expr]:
+    """The factors of waiting jobs, then of waiting servers, of a bipartite matching state."""
+    model = process.model
+    jobs, servers = state
+    return (prefix_ratios(jobs, model.arrival_rates, process._servers_of,
+                          lambda reach: sympy.Add(*(model.service_rates[m] for m in sorted(reach))),
+                          job_patience)
+            + prefix_ratios(servers, model.service_rates, process._classes_of,
+                            lambda reach: sympy.Add(*(model.arrival_rates[c]
+                                                      for c in sorted(reach))),
+                            server_patience))

@@ -53,7 +53,7 @@ from ..expressions import as_expression
 from ..model import Model
 from ..set_functions import (compatible_arrival_rate, idle_order_weights as _idle_order_weights,
                              service_rate, subsets_by_size)
-from .base import Process, Transition
+from .base import Process, Transition, classes_beside, prefix_ratios
 
 __all__ = ["ALISProcess", "RandomAssignmentProcess", "idle_order_weights", "activation_rates",
            "canonical_routing", "uniform_routing", "maxflow_routing", "induced_activation_rates",
@@ -394,12 +394,12 @@ class ALISProcess(Process):
             if busy_count > max_size:
                 continue
             for idle in itertools.permutations(servers, k):
-                allowed = [c for c in self.model.classes if not self._servers_of[c] & set(idle)]
+                allowed = classes_beside(self, idle)
                 for n in range(max_size - busy_count + 1):
                     if n and (not allowed or busy_count == 0):
                         break
-                    for waiting in itertools.product(allowed, repeat=n):
-                        result.append((waiting, idle))
+                    result.extend((waiting, idle)
+                                  for waiting in itertools.product(allowed, repeat=n))
         return result
 
     def transitions(self, state: ALISState) -> list[Transition]:
@@ -434,14 +434,9 @@ class ALISProcess(Process):
     def product_form_factors(self, state: ALISState) -> list[sympy.Expr]:
         r"""$\lambda_{c_i}/\mu(\vec c_i)$ and $\mu_{s_j}/\lambda(\vec s_j)$ ([GR20]_ eq. (4))."""
         waiting, idle = state
-        factors = []
-        seen: frozenset = frozenset()
-        for c in waiting:
-            seen = seen | self._servers_of[c]
-            factors.append(self.model.arrival_rates[c] / self._service(seen))
-        for j, s in enumerate(idle):
-            factors.append(self.model.service_rates[s] / self._arrivals(frozenset(idle[:j + 1])))
-        return factors
+        return (prefix_ratios(waiting, self.model.arrival_rates, self._servers_of, self._service)
+                + prefix_ratios(idle, self.model.service_rates,
+                                {s: frozenset([s]) for s in idle}, self._arrivals))
 
 
 # ------------------------------------------------------------------------------ RAIS
