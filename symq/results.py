@@ -148,11 +148,18 @@ def _rows(result: Mapping[str, Any]) -> list[tuple[str, Math]]:
     rows = []
     for key, part in result.items():
         if isinstance(part, Mapping):
-            word = _LABELS.get(key, str(key).replace("_", " "))
+            word = _LABELS.get(key, _key_text(key))
             rows += [(f"{word} {name}", math(value)) for name, value in part.items()]
         else:
-            rows.append((str(key).replace("_", " "), math(part)))
+            rows.append((_key_text(key), math(part)))
     return rows
+
+
+def _key_text(key: Any) -> str:
+    """A key as a label: an identifier such as ``mean_number`` reads ``mean number``; any
+    other key (a class name, a description) is shown as it is."""
+    key = str(key)
+    return key.replace("_", " ") if key.isidentifier() else key
 
 
 class QuantityResult(dict):

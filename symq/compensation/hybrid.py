@@ -33,6 +33,7 @@ from fractions import Fraction
 import mpmath
 
 from ..errors import ModelError
+from ..results import Displayed, Math
 from .models import RoutingModel, incoming
 from .steps import NumericModel
 from .sums import tail_sums
@@ -68,8 +69,12 @@ def default_box(model: RoutingModel, digits: int) -> int:
 
 
 @dataclass
-class CompensationResult:
+class CompensationResult(Displayed):
     r"""The stationary law of a two-queue routing model by the compensation approach.
+
+    In a notebook it shows as a table: the model, the kernel equations, the tree and box sizes,
+    and each quantity with the digits its error bound leaves correct (as ``symq compensation``
+    prints them) and that bound.
 
     Attributes
     ----------
@@ -130,6 +135,46 @@ class CompensationResult:
         with mpmath.workdps(30):
             d = int(mpmath.floor(-mpmath.log10(2 * bound / abs(value)))) - 1
         return max(1, min(self.digits, d))
+
+    def quantities(self) -> list[tuple[str, object, object]]:
+        r"""``[(key, value, absolute error bound)]`` of the reported quantities: keys
+        ``empty-probability``, ``mean-number``, ``mean-q1``, ``mean-q2`` and the states."""
+        rows = [("empty-probability", self.empty_probability), ("mean-number", self.mean_number),
+                ("mean-q1", self.mean_queue_lengths[0]), ("mean-q2", self.mean_queue_lengths[1])]
+        rows += list(self.probabilities.items())
+        return [(key, value, self.error_bounds[key]) for key, value in rows]
+
+    def value_text(self, key) -> str:
+        """The quantity ``key`` (see :meth:`quantities`) with the significant digits its error
+        bound leaves correct, as ``symq compensation`` prints it."""
+        value = dict((k, v) for k, v, _ in self.quantities())[key]
+        n = self.correct_digits(value, self.error_bounds[key])
+        with mpmath.workdps(self.digits + 10):
+            return mpmath.nstr(value, n, min_fixed=-mpmath.inf, max_fixed=mpmath.inf)
+
+    def _display(self) -> tuple[str, list]:
+        from .kernel import kernels_latex
+        m = self.model
+        names = {"empty-probability": "P(0,0)", "mean-number": "E[q_1+q_2]",
+                 "mean-q1": "E[q_1]", "mean-q2": "E[q_2]"}
+        params = (f"\\lambda = {_frac(m.arrival_rate)},\\ \\mu_1 = {_frac(m.service_rates[0])},"
+                  f"\\ \\mu_2 = {_frac(m.service_rates[1])},\\ s = {m.s},\\ "
+                  f"q = {_frac(m.tie_probability)},\\ \\rho = {_frac(m.load)}")
+        setup = [("policy", m.policy), ("parameters", Math(params))]
+        setup += [("kernel", Math(k.strip())) for k in kernels_latex(m.s).split(",\\qquad")]
+        setup += [("levels, box, groups", f"L = {self.levels}, N0 = {self.box}, "
+                                          f"{self.groups} groups"),
+                  ("relative error bound", mpmath.nstr(self.truncation_error_bound, 3))]
+        with mpmath.workdps(self.digits + 10):
+            rows = [(Math(names.get(key) or f"P({key[0]},{key[1]})"), self.value_text(key),
+                     mpmath.nstr(bound, 3)) for key, _, bound in self.quantities()]
+        return "compensation approach", [(None, setup),
+                                         (("quantity", "value", "error bound"), rows)]
+
+
+def _frac(x: Fraction) -> str:
+    """LaTeX of an exact parameter."""
+    return str(x.numerator) if x.denominator == 1 else f"\\frac{{{x.numerator}}}{{{x.denominator}}}"
 
 
 def _box_states(n0, s):

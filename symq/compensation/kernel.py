@@ -31,6 +31,7 @@ import mpmath
 import sympy
 
 from ..errors import VerificationError
+from ..results import QuantityResult
 from .models import incoming
 
 __all__ = ["product_form_kernels", "kernel_polynomials", "kernels_latex", "upper_roots",
@@ -67,7 +68,7 @@ def product_form_kernels(s: int = 1) -> dict[str, sympy.Expr]:
         for y, rate in incoming(x, s, lam, mu1, mu2, q):
             expr += rate * a ** (y[0] - x[0]) * b ** (y[1] - x[1])
         result[name] = sympy.expand(expr)
-    return result
+    return QuantityResult(result)  # a dict shown as a table in Jupyter
 
 
 def kernel_polynomials(s: int = 1) -> dict[str, sympy.Expr]:
@@ -89,7 +90,7 @@ def kernel_polynomials(s: int = 1) -> dict[str, sympy.Expr]:
         if sympy.Poly(kernel, alpha, b).LC().could_extract_minus_sign():
             kernel = -kernel
         result[name] = kernel
-    return result
+    return QuantityResult(result)  # a dict shown as a table in Jupyter
 
 
 def kernels_latex(s: int = 1) -> str:

@@ -34,6 +34,7 @@ import sympy
 
 from ..errors import ModelError, UnstableModelError
 from ..rates import parse_value
+from ..results import Displayed, Math, QuantityResult
 
 __all__ = ["RoutingModel", "symmetric_jsq", "asymmetric_jsq", "sed", "exact_fraction",
            "transitions", "incoming", "region", "balance_equations", "POLICIES"]
@@ -74,7 +75,7 @@ def exact_fraction(value: Any, what: str) -> Fraction:
 
 
 @dataclass(frozen=True)
-class RoutingModel:
+class RoutingModel(Displayed):
     r"""Two servers, one Poisson stream, routing on the queue lengths $(q_1, q_2)$.
 
     Parameters
@@ -139,6 +140,14 @@ class RoutingModel:
     def total_rate(self) -> Fraction:
         r"""$\sigma = \lambda+\mu_1+\mu_2$."""
         return self.arrival_rate + self.service_rates[0] + self.service_rates[1]
+
+    def _display(self) -> tuple[str, list]:
+        """A table of the exact parameters, for Jupyter (:class:`symq.results.Displayed`)."""
+        names = {"lambda": "\\lambda", "mu_1": "\\mu_1", "mu_2": "\\mu_2", "s": "s", "q": "q",
+                 "rho": "\\rho"}
+        rows = [(Math(names[k]), Math(sympy.latex(sympy.Rational(v))))
+                for k, v in self.parameters().items()]
+        return f"two-queue routing: {self.policy}", [(None, rows)]
 
     def parameters(self) -> dict[str, str]:
         """The exact parameters as strings, for output."""
@@ -313,4 +322,4 @@ def balance_equations(s: int = 1) -> dict[str, sympy.Eq]:
             else:
                 inflow += rate * term
         result[name] = sympy.Eq(sympy.expand(outflow), sympy.expand(inflow))
-    return result
+    return QuantityResult(result)  # a dict that Jupyter shows as a table
