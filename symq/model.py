@@ -221,19 +221,20 @@ class Model:
         chosen = self.servers if servers is None else self._known_servers(servers)
         return sympy.Add(*(self.service_rates[j] for j in chosen))
 
+    def _known(self, names: Iterable[str] | str, kind: str) -> tuple[str, ...]:
+        """``names`` as a tuple of strings, each a class (``kind="class"``) or a server of the model."""
+        known, plural = (self.classes, "classes") if kind == "class" else (self.servers, "servers")
+        names = (names,) if isinstance(names, str) else tuple(str(x) for x in names)
+        for x in names:
+            if x not in known:
+                raise ModelError(f"unknown {kind} {x!r}; {plural} are {', '.join(known)}")
+        return names
+
     def _known_classes(self, classes: Iterable[str]) -> tuple[str, ...]:
-        classes = (classes,) if isinstance(classes, str) else tuple(str(c) for c in classes)
-        for i in classes:
-            if i not in self.compatibility:
-                raise ModelError(f"unknown class {i!r}; classes are {', '.join(self.classes)}")
-        return classes
+        return self._known(classes, "class")
 
     def _known_servers(self, servers: Iterable[str]) -> tuple[str, ...]:
-        servers = (servers,) if isinstance(servers, str) else tuple(str(s) for s in servers)
-        for j in servers:
-            if j not in self.service_rates:
-                raise ModelError(f"unknown server {j!r}; servers are {', '.join(self.servers)}")
-        return servers
+        return self._known(servers, "server")
 
     # ----------------------------------------------------------------- reductions
     def remove_classes(self, classes: Iterable[str]) -> "Model":
