@@ -1,0 +1,440 @@
+r"""The ALIS and RAIS subset DPs on fixed-point integer intervals: rigorous lower and upper bounds
+of $G$, $\pi(\emptyset)$, the idle probabilities and the mean numbers of the noncollaborative
+disciplines ([GR20]_ Thm 3.9, 3.10), in Python integers on numpy object arrays, with no ball
+arithmetic. One route serves both disciplines: canonical RAIS equals ALIS in every quantity here
+(:mod:`symq.normalization.rais`), and $G_{\rm RAIS}=1/\pi(\emptyset)=G_{\rm ALIS}/W(\mathcal M)$.
+The exact routes of :mod:`~symq.normalization.alis` and :mod:`~symq.normalization.rais` stay
+independent of each other and of this module (the tests compare all three).
+
+**What is computed.** With rates over the common denominator $s$ (``lam_int``, ``mu_int``,
+``scale`` of :class:`~symq.normalization.subsets.SubsetGraph`) and $L_s(I)=L(I)s$ the exact
+integer arrival rate of the classes compatible with a server of $I$:
+
+* idle-order weights $W(\emptyset)=1$, $W(I)=\frac{1}{L_s(I)}\sum_{j\in I}(\mu_js)W(I\setminus j)$
+  (this is $\mu^\times(I)\widetilde W(I)$; the factors $s$ cancel), and $\Omega=\zeta W$;
+* the collaborative exact-cover weights $H$ on the unions of class server sets, from
+  :func:`~symq.normalization.interval_collaborative.exact_cover_bounds`, and $\hat H=\zeta H$;
+* $G_{\rm ALIS}=\sum_XH(X)\Omega(\mathcal M\setminus X)$, $\pi(\emptyset)=W(\mathcal M)/G_{\rm
+  ALIS}$, $P(j\text{ idle})=\sum_{I\ni j}W(I)\hat H(\mathcal M\setminus I)/G_{\rm ALIS}$;
+* mean numbers $L_c=\frac{\lambda_c}{G}\bigl[\sum_AH(A)\,p(A\cup S_c)\,(1+|S_c\setminus A|)
+  +s\sum_{P\subseteq\mathcal M\setminus S_c}W(P)\sum_{j\in S_c}Z(P\cup j)\bigr]$ over unions $A$,
+  with the suffix weights $p(Z)=\frac{1}{r_s(Z)}\bigl[s\,\Omega(\mathcal M\setminus Z)+
+  \sum_{c:S_c\not\subseteq Z}(\lambda_cs)\,p(Z\cup S_c)\bigr]$ on the unions and
+  $Z(Q)=\frac{1}{L_s(Q)}\bigl[\hat H(\mathcal M\setminus Q)+\sum_{t\notin Q}(\mu_ts)Z(Q\cup t)
+  \bigr]$ on all sets. The first sum is the queue ($\lambda_c\sum_AH(A)p(A\cup S_c)/G$) plus the
+  jobs that enter service from the queue ($r^q_{c,j}/\mu_j$, summed over $j\in S_c\setminus A$),
+  the second the jobs that enter service on arrival ($r^{\rm imm}_{c,j}/\mu_j$): the matching
+  rates of :func:`~symq.normalization.alis.matching_rates` divided by $\mu_j$ and summed
+  (Little's law per server), regrouped so that each class costs one pass over the subsets of
+  $\mathcal M\setminus S_c$.
+
+**Where the subtractions were.** Three places subtract in the formulas as printed: the slacks
+$r(X)=\mu(X)-\lambda(R(X))$, the rates $L(I)=\lambda-\lambda(R(\mathcal M\setminus I))$, and the
+mean number in service written as $L_c-L^Q_c$ or a busy probability as $1-P(j\text{ idle})$.
+Here $r_s(X)$ and $L_s(I)$ are exact integers (numpy int64 set sums when they fit, else Python
+integers) computed before any rounding, and every mean number and idle probability is the
+positive sum above; no bound is ever subtracted from another, so the enclosures never widen by
+cancellation.
+
+**Why the bounds are rigorous.** Every step adds nonnegative integers, multiplies them by
+nonnegative exact integers, or divides by a positive exact integer. Each table is held as
+integers times a power of two (one exponent per layer of sets of equal size while a layer-by-layer
+DP runs, chosen so the largest value of the layer has about ``bits`` bits, then one exponent per
+table); a floor run (every division and every right shift rounded down) gives lower bounds and a
+ceil run upper bounds, by induction over the layers, because each step is monotone in its
+inputs. The final quotients are formed exactly in rationals from crossed bounds
+($\pi(\emptyset)\in[W^-/G^+,W^+/G^-]$).
+
+**Cost.** For $M$ servers, $J$ classes and $U$ unions: the two layer DPs ($W$ and $Z$) and the
+two zeta transforms cost O($2^MM$) integer operations per run, the union passes O($UJ$), the
+arrival terms O($\sum_c|S_c|2^{M-|S_c|}$); two runs (floor, ceil). The integers have about
+``bits`` plus the spread of magnitudes between layers bits; memory O($2^M$) integers.
+
+Examples
+--------
+>>> from symq import model
+>>> from symq.normalization.subsets import SubsetGraph
+>>> w = model("w").substitute({"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4",
+...                            "mu_1": "1", "mu_2": "4/5"})
+>>> out = noncollaborative_bounds(SubsetGraph(w), 80, per_class=True, idle=True)
+>>> out["empty"].certify(12), out["idle"]["1"].certify(12)
+('0.545230263158', '0.726973684211')
+>>> from fractions import Fraction
+>>> out["empty"].contains(Fraction(663, 1216))
+True
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from ..errors import UnsupportedError
+from .interval import Interval
+from .interval_collaborative import exact_cover_bounds, union_edges
+from .subsets import SubsetGraph
+
+__all__ = ["noncollaborative_bounds", "idle_weight_bounds"]
+
+#: at most this many servers per component (2^M integers per table)
+MAX_SERVERS = 26
+
+
+def _np():
+    import numpy as np
+    return np
+
+
+def _frac(n, e: int) -> Fraction:
+    """The exact rational $n\\,2^e$ (``n`` an integer or a Fraction)."""
+    return n * (Fraction(1 << e) if e >= 0 else Fraction(1, 1 << -e))
+
+
+@lru_cache(maxsize=2)
+def _layers(size: int):
+    """Per popcount $k$, the int64 array of the masks with $k$ bits (increasing), and the
+    int64 array of every mask's position inside its layer."""
+    np = _np()
+    xs = np.arange(1 << size, dtype=np.int64)
+    pop = np.zeros(1 << size, dtype=np.int64)
+    for j in range(size):
+        pop += (xs >> j) & 1
+    order = np.argsort(pop, kind="stable")
+    cuts = np.searchsorted(pop[order], np.arange(size + 2))
+    layers = [order[cuts[k]:cuts[k + 1]] for k in range(size + 1)]
+    pos = np.empty(1 << size, dtype=np.int64)
+    for idx in layers:
+        pos[idx] = np.arange(len(idx))
+    return layers, pos
+
+
+@lru_cache(maxsize=2)
+def _neighbours(size: int, forward: bool):
+    """Per layer $k$: ``(positions, bits)``, int arrays of shape (layer size, degree): for each
+    set $X$ of the layer, the positions of $X\setminus j$ ($j\in X$, forward) or $X\cup j$
+    ($j\notin X$, backward) in their layer, and the bits $j$."""
+    np = _np()
+    layers, pos = _layers(size)
+    out = [None] * (size + 1)
+    for k in range(size + 1):
+        idx = layers[k]
+        degree = k if forward else size - k
+        if degree == 0:
+            continue
+        where = np.empty((len(idx), degree), dtype=np.int64)
+        column = np.zeros(len(idx), dtype=np.int64)
+        for j in range(size):
+            has = ((idx >> j) & 1).astype(bool)
+            rows = np.flatnonzero(has if forward else ~has)
+            where[rows, column[rows]] = pos[idx[rows] ^ (1 << j)]
+            column[rows] += 1
+        out[k] = where
+    return out
+
+
+def _arrival_table(graph: SubsetGraph):
+    r"""$L_s(I)$ for every mask $I$ as an object array of exact Python integers."""
+    np = _np()
+    size = graph.size
+    lam = graph.lam_int
+    if sum(lam) < 2 ** 62:
+        table = np.zeros(1 << size, dtype=np.int64)
+        xs = np.arange(1 << size, dtype=np.int64)
+        for m, rate in zip(graph.masks, lam):
+            table += ((xs & m) != 0) * rate
+        return table.astype(object)
+    table = np.zeros(1 << size, dtype=object)  # pragma: no cover - huge denominators
+    xs = np.arange(1 << size, dtype=np.int64)
+    for m, rate in zip(graph.masks, lam):
+        table = table + ((xs & m) != 0).astype(object) * rate
+    return table
+
+
+def _divide(num, den, shift: int, up: bool):
+    r"""$\lfloor num\,2^{shift}/den\rfloor$ (or the ceiling), elementwise, exactly one rounding."""
+    if shift >= 0:
+        num = num << shift
+    else:
+        den = den << -shift
+    return -((-num) // den) if up else num // den
+
+
+def _shift(values, shift: int, up: bool):
+    """``values * 2**shift`` rounded down (or up) when ``shift`` is negative."""
+    if shift >= 0:
+        return values << shift if shift else values
+    return -((-values) >> -shift) if up else values >> -shift
+
+
+def _layer_dp(graph: SubsetGraph, bits: int, den, forward: bool, up: bool, source=None):
+    r"""One rounding run of a layer-by-layer DP over all $2^M$ sets.
+
+    Forward: $T(\emptyset)=1$, $T(X)=\frac1{den(X)}\sum_{j\in X}T(X\setminus j)$. Backward:
+    $T(X)=\frac1{den(X)}\bigl[\text{source}(X)+\sum_{j\notin X}T(X\cup j)\bigr]$ for
+    $X\ne\emptyset$ (``source`` is ``(array, exponent)``, one exponent for the whole table).
+
+    Returns ``(table, exponent)``: an object array in mask order with $T(X)$ enclosed by
+    ``table[X] * 2**exponent`` from below (``up`` false) or above, one exponent for all sets.
+    """
+    np = _np()
+    size = graph.size
+    layers, _ = _layers(size)
+    links = _neighbours(size, forward)
+    vals: list[Any] = [None] * (size + 1)
+    exps = [0] * (size + 1)
+    steps = range(1, size + 1) if forward else range(size, 0, -1)
+    if forward:
+        vals[0] = np.array([1 << bits], dtype=object)
+        exps[0] = -bits
+    for k in steps:
+        idx = layers[k]
+        prev = k - 1 if forward else k + 1
+        e_acc = None
+        if links[k] is not None:
+            acc = vals[prev][links[k]].sum(axis=1)
+            e_acc = exps[prev]
+        if source is not None:
+            src, e_src = source
+            part = src[idx]
+            if e_acc is None:
+                acc, e_acc = part, e_src
+            else:
+                low = min(e_acc, e_src)
+                acc = _shift(acc, e_acc - low, up) + _shift(part, e_src - low, up)
+                e_acc = low
+        d = den[idx]
+        top = int(acc.max())
+        if top == 0:
+            vals[k], exps[k] = acc, e_acc
+            continue
+        shift = bits - (top.bit_length() - int(d.min()).bit_length() + 1)
+        vals[k] = _divide(acc, d, shift, up)
+        exps[k] = e_acc - shift
+    used = [k for k in range(size + 1) if forward or k > 0]
+    low = min(exps[k] for k in used)
+    table = np.zeros(1 << size, dtype=object)
+    for k in used:
+        table[layers[k]] = _shift(vals[k], exps[k] - low, up)
+    return table, low
+
+
+def _zeta(table, size: int):
+    """In place: ``table[X] = sum(table[Y] for Y subset of X)`` on a numpy array (contiguous
+    half-block additions, O(2^size size))."""
+    for j in range(size):
+        view = table.reshape(-1, 2, 1 << j)
+        view[:, 1, :] += view[:, 0, :]
+    return table
+
+
+def _service_products(graph: SubsetGraph):
+    r"""$P_s(I)=\prod_{j\in I}\mu_js$ for every mask, exact Python integers (O(2^M))."""
+    np = _np()
+    table = np.zeros(1 << graph.size, dtype=object)
+    table[0] = 1
+    for j, rate in enumerate(graph.mu_int):  # the sets whose highest bit is j
+        table[1 << j:2 << j] = table[:1 << j] * rate
+    return table
+
+
+def idle_weight_bounds(graph: SubsetGraph, bits: int, up: bool):
+    r"""One rounding run of the idle-order weights $W(I)$ of every set $I$ (module docstring):
+    ``(table, exponent, reduced)`` with ``table[I] * 2**exponent`` a lower (``up`` false) or
+    upper bound of $W(I)$ and ``reduced[I] * 2**exponent`` one of $\widetilde W_s(I)=W(I)/P_s(I)$.
+
+    $\widetilde W_s(\emptyset)=1$, $\widetilde W_s(I)=\frac1{L_s(I)}\sum_{j\in I}
+    \widetilde W_s(I\setminus j)$ (plain sums: the service rates enter once per set, through the
+    exact products $P_s(I)$ of :func:`_service_products`).
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> from symq.normalization.subsets import SubsetGraph
+    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+    >>> table, e, _ = idle_weight_bounds(SubsetGraph(n), 20, False)
+    >>> [float(v) * 2.0 ** e for v in table]    # W(1) = mu_1/(l_1+l_2), W(2) = mu_2/l_2, ...
+    [1.0, 2.0, 4.0, 12.0]
+
+    Running time: O(2^M M) operations on integers of about ``bits`` bits.
+    """
+    arrivals = _arrival_table(graph)
+    if graph.size and int(arrivals[1:].min()) <= 0:
+        raise UnsupportedError("a server serves no class: ALIS/RAIS need every server compatible "
+                               "with some class")
+    reduced, e = _layer_dp(graph, bits, arrivals, True, up)
+    return reduced * _service_products(graph), e, reduced
+
+
+def _subsets(mask: int):
+    """The int64 array of all subsets of ``mask``."""
+    np = _np()
+    positions = [j for j in range(mask.bit_length()) if mask >> j & 1]
+    count = np.arange(1 << len(positions), dtype=np.int64)
+    out = np.zeros(len(count), dtype=np.int64)
+    for i, j in enumerate(positions):
+        out |= ((count >> i) & 1) << j
+    return out
+
+
+def _run(graph: SubsetGraph, bits: int, h: list[int], per_class: bool, idle: bool, up: bool
+         ) -> dict[str, Any]:
+    """One rounding run: integer sums with their exponents (no quotient formed yet)."""
+    np = _np()
+    size, full = graph.size, graph.full
+    edges = union_edges(graph)
+    xs = np.array(edges.order, dtype=np.int64)
+    h_arr = np.array(h, dtype=object)
+    h_exp = -bits
+    w, e_w, w_reduced = idle_weight_bounds(graph, bits, up)
+    omega = _zeta(w.copy(), size)
+    g = int((h_arr * omega[full ^ xs]).sum())
+    out: dict[str, Any] = {"G": (g, e_w + h_exp), "W": (int(w[full]), e_w)}
+    need_hat = idle or per_class
+    if need_hat:
+        hat = np.zeros(1 << size, dtype=object)
+        hat[xs] = h_arr
+        _zeta(hat, size)
+    if idle:
+        terms = w * hat[::-1]  # W(I) H^(M \ I): full ^ I = full - I
+        out["idle"] = [(int(terms.reshape(-1, 2, 1 << j)[:, 1, :].sum()), e_w + h_exp)
+                       for j in range(size)]
+    if per_class:
+        out["L"] = _mean_sums(graph, edges, xs, h_arr, h_exp, w_reduced, e_w, omega, hat, bits,
+                              up)
+    return out
+
+
+def _mean_sums(graph, edges, xs, h_arr, h_exp, w_reduced, e_w, omega, hat, bits, up):
+    r"""Per class, the bracket of $L_c$ (module docstring) as ``(int, exponent)`` pairs."""
+    np = _np()
+    size, full, scale = graph.size, graph.full, graph.scale
+    lam = np.array(edges.lam_int, dtype=object)
+    r = np.array(edges.r_int, dtype=object)
+    n = len(xs)
+    # suffix weights p(Z) on the unions, in units 2**e_w, larger unions first
+    src, dst, cls = edges.src, edges.dst, edges.cls
+    perm = np.argsort(src, kind="stable")
+    s_src, s_dst, s_cls = src[perm], dst[perm], cls[perm]
+    size_of = edges.size_of
+    starts = np.searchsorted(size_of, np.arange(size + 2))
+    e_starts = np.searchsorted(s_src, starts)
+    tail = omega[full ^ xs] * scale
+    p = np.zeros(n, dtype=object)
+    lam_e = lam[s_cls]
+    for k in range(size, -1, -1):
+        first, stop = int(starts[k]), int(starts[k + 1])
+        if first == stop:
+            continue
+        acc = tail[first:stop].copy()
+        a, b = int(e_starts[k]), int(e_starts[k + 1])
+        if a < b:
+            s = s_src[a:b]
+            terms = lam_e[a:b] * p[s_dst[a:b]]
+            cut = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+            acc[s[cut] - first] += np.add.reduceat(terms, cut)
+        if first == 0:
+            p[0] = acc[0]
+            if stop > 1:
+                p[1:stop] = -((-acc[1:]) // r[1:stop]) if up else acc[1:] // r[1:stop]
+        else:
+            p[first:stop] = -((-acc) // r[first:stop]) if up else acc // r[first:stop]
+    # z(Q) = P_s(Q) Z(Q) on all sets: backward layer DP with the source H^(M \ Q) P_s(Q)
+    arrivals = _arrival_table(graph)
+    z, e_z = _layer_dp(graph, bits, arrivals, False, up,
+                       source=(hat[::-1] * _service_products(graph), h_exp))
+    out = []
+    for c, m in enumerate(graph.masks):
+        # unions: edges A -> A | S_c (count 1 + |S_c \ A|) and unions A containing S_c
+        mine = np.flatnonzero(cls == c)
+        a_idx, d_idx = src[mine], dst[mine]
+        counts = np.zeros(len(mine), dtype=np.int64) + 1
+        missing = (xs[a_idx] ^ m) & m
+        for j in range(size):
+            counts += (missing >> j) & 1
+        unions_sum = int((h_arr[a_idx] * p[d_idx] * counts.astype(object)).sum())
+        inside = np.flatnonzero((xs & m) == m)
+        unions_sum += int((h_arr[inside] * p[inside]).sum())
+        # arrivals that start service at once: sum_P W(P) sum_{j in S_c} Z(P | j), with
+        # W(P) Z(P | j) = W~_s(P) z(P | j) / (mu_j s); the division is exact, at the end
+        subs = _subsets(full & ~m)
+        at = np.zeros(len(subs), dtype=object)
+        mus = [graph.mu_int[j] for j in range(size) if m >> j & 1]
+        common = math.prod(mus)
+        for j, rate in zip((j for j in range(size) if m >> j & 1), mus):
+            at += z[subs | (1 << j)] * (common // rate)
+        direct = Fraction(int((w_reduced[subs] * at).sum()) * scale, common)
+        out.append(((unions_sum, e_w + h_exp), (direct, e_w + e_z)))
+    return out
+
+
+def noncollaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = False,
+                            idle: bool = False) -> dict[str, Any]:
+    r"""Rigorous :class:`~symq.normalization.interval.Interval` enclosures of the ALIS and RAIS
+    quantities of a connected numeric model from one floor run and one ceil run at ``bits``
+    bits (module docstring).
+
+    Parameters
+    ----------
+    graph : SubsetGraph
+        A numeric, stable model (its field does not matter) with at most 26 servers.
+    bits : int
+        Fixed-point bits per layer; widths shrink like $2^{-\text{bits}}$ times the size of the
+        problem.
+    per_class, idle : bool
+        Also the mean numbers ``"L"`` (and ``"L_total"``) / the idle probabilities.
+
+    Returns
+    -------
+    dict
+        ``{"G_alis", "G_rais", "empty", "W", "idle": {server: Interval} or None,
+        "L": {class: Interval}, "L_total"}``; the bounds are exact rationals.
+
+    Raises
+    ------
+    UnsupportedError
+        More than 26 servers, a server that serves no class, or rates that are not rational.
+    UnstableModelError
+        A union with a nonpositive slack.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> from symq.normalization.subsets import SubsetGraph
+    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+    >>> out = noncollaborative_bounds(SubsetGraph(n), 60, per_class=True)
+    >>> out["G_rais"].certify(10), out["L"]["2"].certify(10)
+    ('1.740740741', '0.2624113475')
+
+    Running time: O(2^M M + U J + sum_c |S_c| 2^{M-|S_c|}) integer operations per run, two runs.
+    """
+    if graph.scale is None:
+        raise UnsupportedError("the fixed-point ALIS/RAIS route needs numeric rational rates")
+    if graph.size > MAX_SERVERS:
+        raise UnsupportedError(f"the fixed-point ALIS/RAIS route stops at {MAX_SERVERS} servers "
+                               f"per component (2^M tables); this one has {graph.size}")
+    _, h_lo, h_hi = exact_cover_bounds(graph, bits)
+    lo = _run(graph, bits, h_lo, per_class, idle, False)
+    hi = _run(graph, bits, h_hi, per_class, idle, True)
+
+    def pair(a, b):
+        return _frac(*a), _frac(*b)
+    g_lo, g_hi = pair(lo["G"], hi["G"])
+    w_lo, w_hi = pair(lo["W"], hi["W"])
+    out: dict[str, Any] = {
+        "G_alis": Interval(g_lo, g_hi), "W": Interval(w_lo, w_hi),
+        "G_rais": Interval(g_lo / w_hi, g_hi / w_lo),
+        "empty": Interval(w_lo / g_hi, w_hi / g_lo), "idle": None}
+    if idle:
+        out["idle"] = {s: Interval(_frac(*a) / g_hi, _frac(*b) / g_lo)
+                       for s, a, b in zip(graph.servers, lo["idle"], hi["idle"])}
+    if per_class:
+        out["L"] = {}
+        for c, lam, (qa, da), (qb, db) in zip(graph.classes, graph.lam_int, lo["L"], hi["L"]):
+            rate = Fraction(lam, graph.scale)
+            out["L"][c] = Interval(rate * (_frac(*qa) + _frac(*da)) / g_hi,
+                                   rate * (_frac(*qb) + _frac(*db)) / g_lo)
+        out["L_total"] = Interval(sum((v.lower for v in out["L"].values()), Fraction(0)),
+                                  sum((v.upper for v in out["L"].values()), Fraction(0)))
+    return out
