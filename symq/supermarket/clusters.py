@@ -19,6 +19,7 @@ import sympy
 
 from ..errors import ModelError
 from ..model import Model
+from ..results import Displayed, Math, math
 from .signs import holds_for_all_positive
 
 __all__ = ["Cluster", "Decomposition", "decomposition_latex"]
@@ -45,8 +46,11 @@ class Cluster:
 
 
 @dataclass(frozen=True)
-class Decomposition:
+class Decomposition(Displayed):
     r"""The hierarchical minimax decomposition of a supermarket model with weights $w$.
+
+    In a notebook it shows as a table of the clusters $C_k$, drifts $V_k$ and streams $T_k$,
+    the stability verdict, the weights, the validity conditions and the policy.
 
     Attributes
     ----------
@@ -117,6 +121,26 @@ class Decomposition:
         raise ModelError(f"unknown station {station!r}; stations are "
                          f"{', '.join(self.model.servers)}")
 
+    def _display(self) -> tuple[str, list]:
+        """Title and table sections for Jupyter (:class:`symq.results.Displayed`)."""
+        clusters = [(str(k), Math(_set_latex(c.stations)), math(c.drift),
+                     Math(_set_latex(c.streams)), "" if c.bonded is None else str(c.bonded))
+                    for k, c in enumerate(self.clusters, start=1)]
+        verdict = {True: "stable under JLW", False: "unstable",
+                   None: "stable iff V_1 < 0 (depends on the values)"}[self.stable]
+        rows = [("stability", verdict),
+                ("stability condition", Math(f"V_1 = {sympy.latex(self.top_drift)} < 0")),
+                ("weights", Math(",\\ ".join(f"w_{{{_name_latex(j)}}} = {sympy.latex(w)}"
+                                              for j, w in self.weights.items())))]
+        rows += [("validity", Math(f"{sympy.latex(c)} \\ge 0")) for c in self.conditions]
+        rows.append(("method", self.method))
+        sections = [(("k", Math("C_k"), Math("V_k"), Math("T_k"), "bonded"), clusters),
+                    (None, rows)]
+        if self.policy is not None:
+            policy = [(i, j, math(p)) for i, row in self.policy.items() for j, p in row.items()]
+            sections.append((("class", "station", "probability"), policy))
+        return "supermarket decomposition", sections
+
     def message(self) -> str:
         """One line on stability, naming the violating cluster."""
         c1 = self.clusters[0]
@@ -133,10 +157,13 @@ class Decomposition:
 
 
 
+def _name_latex(name: str) -> str:
+    from ..latex import escape
+    return name if name.isalnum() else r"\text{" + escape(name) + "}"
+
+
 def _set_latex(names: Sequence[str]) -> str:
-    def text(name: str) -> str:
-        return name if name.isalnum() else r"\text{" + name.replace("_", r"\_") + "}"
-    return r"\{" + ", ".join(text(n) for n in names) + r"\}"
+    return r"\{" + ", ".join(_name_latex(n) for n in names) + r"\}"
 
 
 def decomposition_latex(decomposition: Decomposition) -> str:

@@ -20,6 +20,7 @@ import sympy
 from ..errors import ModelError
 from ..model import Model
 from ..rates import parse_value
+from ..results import QuantityResult
 
 __all__ = ["parse_weights", "check_policy", "drift_rates"]
 
@@ -175,4 +176,4 @@ def drift_rates(model: Model, policy: Mapping[str, Mapping[str, Any]]) -> dict[s
     for i, row in routing.items():
         for j, p in row.items():
             drift[j] += model.arrival_rates[i] * p
-    return drift
+    return QuantityResult(drift)  # a dict that Jupyter shows as a table

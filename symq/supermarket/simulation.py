@@ -18,8 +18,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
+import sympy
+
 from ..errors import ModelError
 from ..exact import to_fraction
+from ..results import Displayed, Math
+from ..results import math as math_cell
 from ..model import Model
 from .clusters import Cluster, Decomposition
 from .maxflow import Instance
@@ -29,8 +33,11 @@ __all__ = ["JLWSimulation", "cluster_tolerance", "simulate_jlw"]
 
 
 @dataclass(frozen=True)
-class JLWSimulation:
+class JLWSimulation(Displayed):
     r"""Final states of seeded runs of the unreflected JLW random walk $\xi$.
+
+    In a notebook it shows as a table: per station its weight and the weighted rate
+    $\overline{w_j\xi_j(T)/T}$ (:meth:`weighted_rates`), with the horizon, runs and seed.
 
     Attributes
     ----------
@@ -52,6 +59,16 @@ class JLWSimulation:
         count = len(self.final)
         return {j: float(self.weights[n]) * sum(x[n] for x in self.final) / (count * self.horizon)
                 for n, j in enumerate(self.stations)}
+
+    def _display(self) -> tuple[str, list]:
+        """Title and table sections for Jupyter (:class:`symq.results.Displayed`)."""
+        rates = self.weighted_rates()
+        rows = [(j, math_cell(sympy.Rational(w.numerator, w.denominator)), f"{rates[j]:.6g}")
+                for j, w in zip(self.stations, self.weights)]
+        about = [("horizon T", f"{self.horizon:g}"), ("replications", str(len(self.final))),
+                 ("seed", str(self.seed))]
+        return "JLW random walk", [(("station", Math("w_j"), Math("\\overline{w_j\\xi_j(T)/T}")),
+                                    rows), (None, about)]
 
     def cluster_rate(self, stations: Sequence[str]) -> float:
         r"""The cluster statistic $\bar Z=\overline{\sum_{j\in C}\xi_j(T)}/(T\,H(C))$."""
