@@ -144,14 +144,15 @@ class Displayed:
         return latex_table(sections, title)
 
 
-def _rows(result: Mapping[str, Any]) -> list[tuple[str, Math]]:
+def _rows(result: Mapping[str, Any], label: Any = None) -> list[tuple[Any, Math]]:
+    label = label or _key_text
     rows = []
     for key, part in result.items():
         if isinstance(part, Mapping):
             word = _LABELS.get(key, _key_text(key))
             rows += [(f"{word} {name}", math(value)) for name, value in part.items()]
         else:
-            rows.append((_key_text(key), math(part)))
+            rows.append((label(key), math(part)))
     return rows
 
 
@@ -163,13 +164,19 @@ def _key_text(key: Any) -> str:
 
 
 class QuantityResult(dict):
-    """A per-class / per-server result: a ``dict`` that Jupyter shows as a table of formulas."""
+    """A per-class / per-server result: a ``dict`` that Jupyter shows as a table of formulas.
+
+    A subclass may label its rows differently by overriding ``_key_label(key)`` (a text or
+    :class:`Math` cell)."""
+
+    def _key_label(self, key: Any) -> Any:
+        return _key_text(key)
 
     def _repr_latex_(self) -> str:
-        return latex_table([(None, _rows(self))])
+        return latex_table([(None, _rows(self, self._key_label))])
 
     def _repr_html_(self) -> str:
-        return html_table([(None, _rows(self))])
+        return html_table([(None, _rows(self, self._key_label))])
 
 
 def as_result(result: Any) -> Any:

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Iterable
+from typing import Any, Iterable
 
 import sympy
 
 from ..errors import ModelError
 from ..elementary_symmetric import elementary_symmetric_sum, elementary_symmetric_sums
+from ..results import Math, QuantityResult
 from .queue import State, UninformedQueue, busy_set, uninformed_queue
 
 __all__ = ["state_weight", "normalizing_constant", "empty_probability", "state_probability",
@@ -230,6 +231,16 @@ def number_probability(queue: UninformedQueue, jobs: int) -> sympy.Expr:
     return weight * empty_probability(queue)
 
 
+class StationaryLaw(QuantityResult):
+    r"""The ``dict`` of :func:`stationary_law`; Jupyter shows it as a table with one row per
+    state, labelled $(B, q)$ by its busy set $B$ and queue length $q$."""
+
+    def _key_label(self, key: Any) -> Any:
+        from ..latex import set_latex
+        busy, length = key
+        return Math(f"({set_latex(sorted(busy))}, {length})")
+
+
 def stationary_law(queue: UninformedQueue, max_queue: int = 0) -> dict[State, sympy.Expr]:
     r"""The stationary law ``{(busy set, queue length): p}``, queue lengths up to ``max_queue``.
 
@@ -263,7 +274,7 @@ def stationary_law(queue: UninformedQueue, max_queue: int = 0) -> dict[State, sy
     everyone = frozenset(queue.servers)
     for q in range(1, max_queue + 1):
         law[(everyone, q)] = state_weight(queue, everyone, q) * p0
-    return law
+    return StationaryLaw(law)
 
 
 # ---------------------------------------------------------------------------- who works the most

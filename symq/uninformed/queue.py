@@ -20,6 +20,7 @@ import sympy
 from ..errors import ModelError, UnstableModelError
 from ..model import Model
 from ..rates import parse_rate, positive_symbol
+from ..results import Displayed, Math
 
 __all__ = ["State", "UninformedQueue", "is_uninformed", "uninformed_queue", "busy_set"]
 
@@ -28,7 +29,7 @@ State = tuple[frozenset, int]
 
 
 @dataclass(frozen=True)
-class UninformedQueue:
+class UninformedQueue(Displayed):
     r"""An M/M/n queue with heterogeneous servers and uniform choice among idle servers ([Cab]_
     section 2).
 
@@ -85,6 +86,14 @@ class UninformedQueue:
     @property
     def servers(self) -> tuple[str, ...]:
         return tuple(self.service_rates)
+
+    def _display(self) -> tuple[str, list]:
+        """The rates as a table, for Jupyter (:class:`symq.results.Displayed`)."""
+        rows = [("arrival rate", Math("\\lambda = " + sympy.latex(self.arrival_rate)))]
+        rows += [(f"server {j}", Math("\\mu = " + sympy.latex(r)))
+                 for j, r in self.service_rates.items()]
+        rows.append(("total rate", Math("\\mu^n = " + sympy.latex(self.total_rate))))
+        return f"uninformed M/M/{self.size} queue {self.name}".strip(), [(None, rows)]
 
     @property
     def size(self) -> int:
