@@ -36,10 +36,10 @@ from ..errors import ModelError, UnsupportedError
 from ..exact import HAVE_FLINT, flint_module, to_fraction
 from ..model import Model
 from ..numeric import round_fraction
-from .entry import DISCIPLINES, _auto_method, values
-from .interval import certify_interval
+from .entry import DISCIPLINES, _auto_method, check_stability_fast, values
+from .interval import Interval, certify_interval
 from .structured import components
-from .subsets import unions
+from .subsets import SubsetGraph, unions
 
 __all__ = ["BallField", "Ball", "certified_values", "certified_quantity", "certify",
            "ball_endpoints", "exact_is_cheap", "QUANTITIES"]
@@ -154,6 +154,148 @@ def _working_precision(model: Model, digits: int) -> int:
     return int(digits * math.log2(10)) + 32 + 4 * size
 
 
+# ---------------------------------------------------------------- collaborative intervals
+def _interval_route(model: Model, discipline: str, method: str) -> bool:
+    """Whether the fixed-point interval kernels of
+    :mod:`symq.normalization.interval_collaborative` answer: the collaborative discipline on
+    numeric rational rates (numpy installed), the general DP (``auto``, ``subset-dp``,
+    ``components``) on at least one component; structured components keep the ball route."""
+    if discipline != "collaborative" or method not in ("auto", "subset-dp", "components"):
+        return False
+    try:
+        import numpy  # noqa: F401
+    except ImportError:  # pragma: no cover - numpy is in the test extra
+        return False
+    if any(not getattr(r, "is_Rational", False) for r in (*model.arrival_rates.values(),
+                                                          *model.service_rates.values())):
+        return False
+    if method == "subset-dp":
+        return len(model.servers) <= 62
+    return any(_auto_method(part, "collaborative") == "subset-dp" and len(part.servers) <= 62
+               for part in components(model))
+
+
+def _ball_intervals(model: Model, per_class: bool, idle: bool, bits: int) -> dict[str, Any]:
+    """The values of a structured component (ring, nested, redundancy) by the ball route at
+    ``bits`` bits, as nonnegative :class:`Interval` objects (exact values: points)."""
+    flint = flint_module()
+    with flint.ctx.workprec(bits):
+        field = BallField()
+        raw, arith = values(model, "collaborative", per_class, "auto", field=field, idle=idle)
+
+    def conv(v):
+        if arith is field:
+            if not v.is_finite():
+                return Interval(Fraction(0), Fraction(10) ** 9999)
+            lower, upper = ball_endpoints(v)
+            return Interval(max(lower, Fraction(0)), upper)
+        f = v if isinstance(v, Fraction) else to_fraction(sympy.sympify(v))
+        return Interval(f, f)
+    out = {"G": conv(raw["G"]), "empty": conv(raw["empty"]),
+           "idle": None if raw["idle"] is None else {s: conv(v) for s, v in raw["idle"].items()}}
+    if per_class:
+        out["L"] = {c: conv(v) for c, v in raw["L"].items()}
+    return out
+
+
+def _collaborative_intervals(model: Model, per_class: bool, idle: bool, bits: int, method: str,
+                             graphs: dict) -> dict[str, Any]:
+    r"""Interval enclosures of the collaborative values at ``bits`` bits: the fixed-point kernels
+    on each component that the general DP handles, the ball route on structured ones, combined
+    by $G=\prod G_i$, $\pi(\emptyset)=\prod\pi_i(\emptyset)$ (monotone in nonnegative
+    intervals); idle probabilities and mean numbers are those of the server's or class's own
+    component. ``graphs`` caches the union tables between precision raises."""
+    from .interval_collaborative import collaborative_bounds
+
+    parts = [model] if method == "subset-dp" else components(model)
+    results = []
+    for k, part in enumerate(parts):
+        if method == "subset-dp" or _auto_method(part, "collaborative") == "subset-dp":
+            if k not in graphs:
+                graphs[k] = SubsetGraph(part)
+            results.append(collaborative_bounds(graphs[k], bits, per_class, idle))
+        else:
+            results.append(_ball_intervals(part, per_class, idle, bits))
+    if len(results) == 1:
+        out = dict(results[0])
+    else:
+        one = Interval(Fraction(1), Fraction(1))
+        out = {"G": one, "empty": one, "idle": {} if idle else None}
+        merged_l: dict[str, Interval] = {}
+        for res in results:
+            out["G"] = out["G"] * res["G"]
+            out["empty"] = out["empty"] * res["empty"]
+            if idle:
+                out["idle"].update(res["idle"])
+            if per_class:
+                merged_l.update(res["L"])
+        if idle:
+            out["idle"] = {s: out["idle"][s] for s in model.servers}
+        if per_class:
+            out["L"] = {c: merged_l[c] for c in model.classes}
+    if per_class:
+        out["L_total"] = Interval(sum((v.lower for v in out["L"].values()), Fraction(0)),
+                                  sum((v.upper for v in out["L"].values()), Fraction(0)))
+    return out
+
+
+def _certify_intervals(items: dict[Any, Interval], digits: int, bits: int
+                       ) -> tuple[dict[Any, Ball] | None, int]:
+    """Every interval as a :class:`Ball` with ``digits`` digits, or ``(None, more_bits)``: the
+    bits to add, estimated from the widest relative width (at least 16)."""
+    out, grow = {}, 0
+    for key, box in items.items():
+        text = certify_interval(box.lower, box.upper, digits)
+        if text is not None:
+            out[key] = Ball(text, box.lower, box.upper)
+            continue
+        if box.lower <= 0:
+            grow = max(grow, bits)
+        else:
+            width = (box.upper - box.lower) / box.lower
+            need = (math.log2(width) if width > 0 else 0) + digits * math.log2(10) + 12
+            grow = max(grow, 16, int(math.ceil(need)))
+    return (out, 0) if not grow else (None, grow)
+
+
+def _interval_bits(model: Model, digits: int) -> int:
+    """First fixed-point precision: the digits plus guard bits for the number of unions (the
+    floor/ceil runs lose about log2(U) <= M bits on the benchmark's graphs; a wider interval
+    raises the precision by what it lacks)."""
+    return int(digits * math.log2(10)) + 24 + len(model.servers)
+
+
+def _certified_intervals(model: Model, per_class: bool, digits: int, idle: bool, method: str,
+                         start_bits: int | None, max_bits: int | None
+                         ) -> tuple[dict[str, Any], int]:
+    """:func:`certified_values` by the collaborative interval kernels (precision raised by the
+    width the previous run showed, up to ``max_bits``)."""
+    check_stability_fast(model)
+    bits = start_bits or _interval_bits(model, digits)
+    limit = max_bits or 16 * bits
+    graphs: dict = {}
+    while bits <= limit:
+        raw = _collaborative_intervals(model, per_class, idle, bits, method, graphs)
+        flat: dict[Any, Interval] = {("G",): raw["G"], ("empty",): raw["empty"]}
+        for s, v in (raw["idle"] or {}).items():
+            flat[("idle", s)] = v
+        if per_class:
+            flat.update({("L", c): v for c, v in raw["L"].items()})
+            flat[("L_total",)] = raw["L_total"]
+        balls, grow = _certify_intervals(flat, digits, bits)
+        if balls is not None:
+            out: dict[str, Any] = {"G": balls[("G",)], "empty": balls[("empty",)],
+                                   "idle": None if raw["idle"] is None else
+                                   {s: balls[("idle", s)] for s in raw["idle"]}}
+            if per_class:
+                out["L"] = {c: balls[("L", c)] for c in raw["L"]}
+                out["L_total"] = balls[("L_total",)]
+            return out, bits
+        bits += grow
+    raise UnsupportedError(f"could not certify {digits} digits up to {limit} bits (a value on a "
+                           "rounding tie?); use the exact route (--exact)")
+
+
 def certified_values(model: Model, discipline: str, per_class: bool, digits: int,
                      method: str = "auto", max_bits: int | None = None,
                      start_bits: int | None = None, idle: bool = True
@@ -205,6 +347,8 @@ def certified_values(model: Model, discipline: str, per_class: bool, digits: int
         raise UnsupportedError("certified digits need python-flint; use exact rationals")
     if not model.is_numeric:
         raise UnsupportedError("certified digits need numeric rates: set every symbol")
+    if _interval_route(model, discipline, method):
+        return _certified_intervals(model, per_class, digits, idle, method, start_bits, max_bits)
     flint = flint_module()
     bits = start_bits or _working_precision(model, digits)
     limit = max_bits or 16 * bits
@@ -314,6 +458,22 @@ def _response_times(model: Model, discipline: str, digits: int) -> Any:
     """Little's law $T_c=L_c/\\lambda_c$, $T=L/\\lambda$ on the balls, certified again."""
     from ..quantities import Evaluated
 
+    if _interval_route(model, discipline, "auto"):
+        check_stability_fast(model)
+        lam = {c: to_fraction(v) for c, v in model.arrival_rates.items()}
+        lam_total = sum(lam.values(), Fraction(0))
+        bits, graphs = _interval_bits(model, digits), {}
+        for _ in range(8):
+            raw = _collaborative_intervals(model, True, False, bits, "auto", graphs)
+            items = {c: Interval(v.lower / lam[c], v.upper / lam[c]) for c, v in raw["L"].items()}
+            items[None] = Interval(raw["L_total"].lower / lam_total,
+                                   raw["L_total"].upper / lam_total)
+            balls, grow = _certify_intervals(items, digits, bits)
+            if balls is not None:
+                return {"total": Evaluated(None, balls.pop(None).text),
+                        "per_class": {c: Evaluated(None, b.text) for c, b in balls.items()}}
+            bits += grow
+        raise UnsupportedError(f"could not certify {digits} digits; use the exact route (--exact)")
     flint = flint_module()
     bits = _working_precision(model, digits)
     for _ in range(5):
