@@ -274,6 +274,21 @@ def uniform_assignment(model: Model, job_class: str, idle: frozenset[str]) -> di
     return {j: Fraction(1, len(free)) for j in free}
 
 
+def _assigned_arrivals(model: Model, lam: Mapping[str, Any],
+                       assignment: Callable[[Model, str, frozenset[str]], Mapping[str, Any]],
+                       jobs: tuple, idle: frozenset[str]):
+    """Arrivals on (jobs, idle servers): a job that finds idle compatible servers goes to one of
+    them with the ``assignment`` probabilities (``("b", server, class)``), else it waits
+    (``("q", class)``)."""
+    for i in model.classes:
+        if idle.intersection(model.compatibility[i]):
+            for j, p in assignment(model, i, idle).items():
+                if p:
+                    yield (jobs + (("b", j, i),), idle - {j}), lam[i] * _fraction(p)
+        else:
+            yield (jobs + (("q", i),), idle), lam[i]
+
+
 def random_assignment_transitions(
         model: Model,
         assignment: Callable[[Model, str, frozenset[str]], Mapping[str, Any]] = uniform_assignment,
@@ -286,13 +301,7 @@ def random_assignment_transitions(
 
     def transitions(state: tuple[tuple, frozenset[str]]):
         jobs, idle = state
-        for i in model.classes:
-            if idle.intersection(model.compatibility[i]):
-                for j, p in assignment(model, i, idle).items():
-                    if p:
-                        yield (jobs + (("b", j, i),), idle - {j}), lam[i] * _fraction(p)
-            else:
-                yield (jobs + (("q", i),), idle), lam[i]
+        yield from _assigned_arrivals(model, lam, assignment, jobs, idle)
         for job in jobs:
             if job[0] == "b":
                 server = job[1]
@@ -446,13 +455,7 @@ def token_queue_transitions(model: Model, token_servers: Mapping[str, Any],
 
     def transitions(state: tuple[tuple, frozenset[str]]):
         jobs, idle = state
-        for i in model.classes:
-            if idle.intersection(model.compatibility[i]):
-                for token, p in assignment(model, i, idle).items():
-                    if p:
-                        yield (jobs + (("b", token, i),), idle - {token}), lam[i] * _fraction(p)
-            else:
-                yield (jobs + (("q", i),), idle), lam[i]
+        yield from _assigned_arrivals(model, lam, assignment, jobs, idle)
         busy = tuple(job[1] for job in jobs if job[0] == "b")
         for token, rate in zip(busy, completion_rates(busy)):
             if rate:
