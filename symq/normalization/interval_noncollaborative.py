@@ -76,7 +76,7 @@ from .interval import Interval
 from .interval_collaborative import exact_cover_bounds, union_edges
 from .subsets import SubsetGraph
 
-__all__ = ["noncollaborative_bounds", "idle_weight_bounds"]
+__all__ = ["noncollaborative_bounds", "noncollaborative_intervals", "idle_weight_bounds"]
 
 #: at most this many servers per component (2^M integers per table)
 MAX_SERVERS = 26
@@ -112,9 +112,9 @@ def _layers(size: int):
 
 @lru_cache(maxsize=2)
 def _neighbours(size: int, forward: bool):
-    """Per layer $k$: ``(positions, bits)``, int arrays of shape (layer size, degree): for each
-    set $X$ of the layer, the positions of $X\setminus j$ ($j\in X$, forward) or $X\cup j$
-    ($j\notin X$, backward) in their layer, and the bits $j$."""
+    r"""Per layer $k$: an int array of shape (layer size, degree): for each set $X$ of the
+    layer, the positions of $X\setminus j$ ($j\in X$, forward) or $X\cup j$ ($j\notin X$,
+    backward) in their layer."""
     np = _np()
     layers, pos = _layers(size)
     out = [None] * (size + 1)
@@ -435,6 +435,91 @@ def noncollaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = Fal
             rate = Fraction(lam, graph.scale)
             out["L"][c] = Interval(rate * (_frac(*qa) + _frac(*da)) / g_hi,
                                    rate * (_frac(*qb) + _frac(*db)) / g_lo)
+        out["L_total"] = Interval(sum((v.lower for v in out["L"].values()), Fraction(0)),
+                                  sum((v.upper for v in out["L"].values()), Fraction(0)))
+    return out
+
+
+def noncollaborative_intervals(model, discipline: str, per_class: bool, idle: bool, bits: int,
+                               method: str = "auto", graphs: dict | None = None
+                               ) -> dict[str, Any]:
+    r"""Interval enclosures of the values of :func:`symq.normalization.entry.values` for the
+    ALIS or RAIS discipline at ``bits`` bits: :func:`noncollaborative_bounds` on each connected
+    component that the general DP handles, the exact route on structured ones
+    (``redundancy:K:D``, cheap), combined as the exact route combines them ($\pi(\emptyset)$
+    and $G$ are products over the components; idle probabilities and mean numbers are those of
+    the server's or class's own component).
+
+    Parameters
+    ----------
+    model : Model
+        Numeric, stable.
+    discipline : ``"alis"`` or ``"rais"``
+        Only ``"G"`` depends on it ($G_{\rm ALIS}$ or $G_{\rm RAIS}=1/\pi(\emptyset)$).
+    per_class, idle : bool
+        Also the mean numbers ``"L"`` and ``"L_total"`` / the idle probabilities.
+    bits : int
+        Fixed-point bits.
+    method : str
+        ``"subset-dp"`` runs the kernels on the whole model; otherwise components first.
+    graphs : dict, optional
+        Caches the :class:`SubsetGraph` of each component between precision raises.
+
+    Returns
+    -------
+    dict
+        ``{"G", "empty", "idle", "L", "L_total"}`` as :class:`Interval` objects.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> w = model("w").substitute({"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4",
+    ...                            "mu_1": "1", "mu_2": "4/5"})
+    >>> noncollaborative_intervals(w, "rais", True, False, 80)["L"]["3"].certify(15)
+    '0.301353744939271'
+
+    Running time: that of :func:`noncollaborative_bounds` on the largest component.
+    """
+    from ..exact import to_fraction
+    from .entry import _auto_method, values
+    from .structured import components
+
+    graphs = {} if graphs is None else graphs
+    parts = [model] if method == "subset-dp" else components(model)
+    key = "G_alis" if discipline == "alis" else "G_rais"
+    results = []
+    for k, part in enumerate(parts):
+        if method == "subset-dp" or _auto_method(part, discipline) == "subset-dp":
+            if k not in graphs:
+                graphs[k] = SubsetGraph(part)
+            res = noncollaborative_bounds(graphs[k], bits, per_class, idle)
+            res["G"] = res[key]
+        else:
+            raw, _ = values(part, discipline, per_class, "auto", idle=idle)
+
+            def point(v):
+                f = to_fraction(v)
+                return Interval(f, f)
+            res = {"G": point(raw["G"]), "empty": point(raw["empty"]),
+                   "idle": None if raw["idle"] is None else
+                   {s: point(v) for s, v in raw["idle"].items()}}
+            if per_class:
+                res["L"] = {c: point(v) for c, v in raw["L"].items()}
+        results.append(res)
+    one = Interval(Fraction(1), Fraction(1))
+    out: dict[str, Any] = {"G": one, "empty": one, "idle": {} if idle else None}
+    merged: dict[str, Interval] = {}
+    for res in results:
+        out["G"] = out["G"] * res["G"]
+        out["empty"] = out["empty"] * res["empty"]
+        if idle:
+            out["idle"].update(res["idle"])
+        if per_class:
+            merged.update(res["L"])
+    if idle:
+        out["idle"] = {s: out["idle"][s] for s in model.servers}
+    if per_class:
+        out["L"] = {c: merged[c] for c in model.classes}
         out["L_total"] = Interval(sum((v.lower for v in out["L"].values()), Fraction(0)),
                                   sum((v.upper for v in out["L"].values()), Fraction(0)))
     return out
