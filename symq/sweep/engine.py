@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TextIO
 from ..errors import ModelError, SymqError, UnsupportedError
 from ..graphs import CompatibilityGraph, check_filters, compatibility_graphs, graph_from_key
 from ..model import Model
+from ..results import Displayed
 from ..schema import with_schema_version
 from .registry import CHECKS, probe, resolve_check
 from .sampling import parse_rates, sample_models
@@ -307,8 +308,11 @@ class _Progress:
 
 # ---------------------------------------------------------------------------- the sweep
 @dataclass
-class SweepSummary:
+class SweepSummary(Displayed):
     """Totals of a sweep (including graphs done by earlier runs on the same output file).
+
+    In a notebook it shows as a table of the totals, the first counterexamples (graph, sample,
+    rates) and the first errors.
 
     Attributes
     ----------
@@ -350,6 +354,33 @@ class SweepSummary:
                     result.append((record, sample))
                     break
         return result
+
+    #: counterexamples and errors shown in a notebook
+    SHOWN = 20
+
+    def _display(self) -> tuple[str, list]:
+        """Title and table sections for Jupyter (:class:`symq.results.Displayed`)."""
+        totals = [("check", self.check), ("rates", self.rates), ("graphs", str(self.graphs)),
+                  ("passed", str(self.passed)), ("failed", str(self.failed)),
+                  ("skipped", str(self.skipped)), ("errors", str(self.errors)),
+                  ("resumed", str(self.resumed)), ("verdict", "OK" if self.ok else "FAILED")]
+        sections = [(None, totals)]
+        found = self.counterexamples()
+        if found:
+            rows = [(r["graph"], str(sample["index"]),
+                     ", ".join(f"{k} = {v}" for k, v in sample.get("parameters", {}).items()))
+                    for r, sample in found[:self.SHOWN]]
+            if len(found) > self.SHOWN:
+                rows.append(("...", f"and {len(found) - self.SHOWN} more", None))
+            sections.append((("counterexample graph", "sample", "rates"), rows))
+        errors = [(r["graph"], str(r.get("error", ""))) for r in self.records
+                  if r.get("status") == "error"]
+        if errors:
+            rows = errors[:self.SHOWN]
+            if len(errors) > self.SHOWN:
+                rows.append(("...", f"and {len(errors) - self.SHOWN} more"))
+            sections.append((("graph with an error", "error"), rows))
+        return "sweep", sections
 
     def to_dict(self) -> dict[str, Any]:
         return {"check": self.check, "rates": self.rates, "graphs": self.graphs,

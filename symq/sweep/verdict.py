@@ -11,13 +11,16 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from ..model import Model
+from ..results import Displayed
+from ..results import math as math_cell
 
 __all__ = ["Verdict", "Check", "as_verdict", "json_ready"]
 
 
 @dataclass
-class Verdict:
-    """The outcome of a check on one model.
+class Verdict(Displayed):
+    """The outcome of a check on one model (in a notebook: a table of the verdict, the reason
+    and the data).
 
     Parameters
     ----------
@@ -39,6 +42,15 @@ class Verdict:
     ok: bool | None
     data: dict[str, Any] = field(default_factory=dict)
     reason: str = ""
+
+    def _display(self) -> tuple[str, list]:
+        """Title and table sections for Jupyter (:class:`symq.results.Displayed`)."""
+        import sympy
+        verdict = {True: "holds", False: "counterexample", None: "does not apply"}[self.ok]
+        rows = [("verdict", verdict)] + ([("reason", self.reason)] if self.reason else [])
+        rows += [(str(k), math_cell(v) if isinstance(v, (sympy.Basic, int)) else str(v))
+                 for k, v in self.data.items()]
+        return "check verdict", [(None, rows)]
 
 
 @dataclass(frozen=True)
