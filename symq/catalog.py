@@ -355,8 +355,13 @@ def load(path: str | Path) -> Model:
     --------
     >>> import pathlib, tempfile
     >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> toml = '[classes.1]\\narrival_rate = "1/2"\\nservers = ["a"]\\n[servers.a]\\nservice_rate = 1'
-    >>> _ = (folder / "mm1.toml").write_text(toml)
+    >>> _ = (folder / "mm1.toml").write_text('''
+    ... [classes.1]
+    ... arrival_rate = "1/2"
+    ... servers = ["a"]
+    ... [servers.a]
+    ... service_rate = 1
+    ... ''')
     >>> load(folder / "mm1.toml").name
     'mm1'
 
