@@ -248,21 +248,21 @@ class _Exact:
                     low[f] = 0
         common = {f: e for f, e in low.items() if e}
         if self._flint is not None:
-            return self._flint_total(terms, common)
-        value = self.ring.zero
-        for sign, (coefficient, exponents) in terms:
-            poly = self.ring.ground_new(coefficient * sign)
-            for f, e in exponents.items():
-                rest = e - common.get(f, 0)
-                if rest:
-                    poly = poly * self._power(f, rest)
-            for f, e in common.items():
-                if f not in exponents:
-                    poly = poly * self._power(f, -e)
-            value += poly
-        if not value:
-            return None
-        expr = value.as_expr()
+            ring = self._flint_ring
+            value = self._shifted_total(
+                terms, common, lambda c: ring.from_dict({(0,) * ring.nvars(): rational(c)}),
+                self._flint_poly, ring.from_dict({}))
+            if value.is_zero():
+                return None
+            expr = sympy.Add(*(to_sympy(c)
+                               * sympy.Mul(*(g ** k for g, k in zip(self.ring.symbols, m)))
+                               for m, c in value.to_dict().items()))
+        else:
+            value = self._shifted_total(terms, common, self.ring.ground_new, self._power,
+                                        self.ring.zero)
+            if not value:
+                return None
+            expr = value.as_expr()
         for f, e in common.items():
             expr = expr * f.as_expr() ** e
         return expr
@@ -277,28 +277,23 @@ class _Exact:
                 self._flint_polys[key] = self._flint_poly(f, 1) ** e
         return self._flint_polys[key]
 
-    def _flint_total(self, terms: list, common: dict) -> Any:
-        value = self._flint_ring.from_dict({})
+    @staticmethod
+    def _shifted_total(terms: list, common: dict, constant: Callable[[Any], Any],
+                       power: Callable[[Any, int], Any], value: Any) -> Any:
+        """``value`` plus the sum of the signed terms, each divided by the common factors
+        $\prod_f f^{e_f}$, in the ring whose constants are ``constant(c)`` and whose factor
+        powers are ``power(f, e)`` (sympy's polynomial ring or python-flint's)."""
         for sign, (coefficient, exponents) in terms:
-            c = coefficient * sign
-            poly = self._flint_ring.from_dict(
-                {(0,) * self._flint_ring.nvars(): rational(c)})
+            poly = constant(coefficient * sign)
             for f, e in exponents.items():
                 rest = e - common.get(f, 0)
                 if rest:
-                    poly = poly * self._flint_poly(f, rest)
+                    poly = poly * power(f, rest)
             for f, e in common.items():
                 if f not in exponents:
-                    poly = poly * self._flint_poly(f, -e)
+                    poly = poly * power(f, -e)
             value += poly
-        if value.is_zero():
-            return None
-        expr = sympy.Add(*(to_sympy(c)
-                           * sympy.Mul(*(g ** k for g, k in zip(self.ring.symbols, m)))
-                           for m, c in value.to_dict().items()))
-        for f, e in common.items():
-            expr = expr * f.as_expr() ** e
-        return expr
+        return value
 
 
 def _key_text(key: tuple) -> str:
