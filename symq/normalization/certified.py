@@ -159,8 +159,10 @@ def _interval_route(model: Model, discipline: str, method: str) -> bool:
     """Whether the fixed-point interval kernels of
     :mod:`symq.normalization.interval_collaborative` answer: the collaborative discipline on
     numeric rational rates (numpy installed), the general DP (``auto``, ``subset-dp``,
-    ``components``) on at least one component; structured components keep the ball route."""
-    if discipline != "collaborative" or method not in ("auto", "subset-dp", "components"):
+    ``components``) on at least one component; structured components keep the ball route.
+    ALIS and RAIS: the same, by :mod:`symq.normalization.interval_noncollaborative` (at most
+    26 servers per component; structured components exact)."""
+    if discipline not in DISCIPLINES or method not in ("auto", "subset-dp", "components"):
         return False
     try:
         import numpy  # noqa: F401
@@ -169,9 +171,10 @@ def _interval_route(model: Model, discipline: str, method: str) -> bool:
     if any(not getattr(r, "is_Rational", False) for r in (*model.arrival_rates.values(),
                                                           *model.service_rates.values())):
         return False
+    most = 62 if discipline == "collaborative" else 26
     if method == "subset-dp":
-        return len(model.servers) <= 62
-    return any(_auto_method(part, "collaborative") == "subset-dp" and len(part.servers) <= 62
+        return len(model.servers) <= most
+    return any(_auto_method(part, discipline) == "subset-dp" and len(part.servers) <= most
                for part in components(model))
 
 
@@ -265,9 +268,18 @@ def _interval_bits(model: Model, digits: int) -> int:
     return int(digits * math.log2(10)) + 24 + len(model.servers)
 
 
+def _discipline_intervals(discipline: str, model: Model, per_class: bool, idle: bool, bits: int,
+                          method: str, graphs: dict) -> dict[str, Any]:
+    """The interval kernels of the discipline (collaborative, or ALIS/RAIS)."""
+    if discipline == "collaborative":
+        return _collaborative_intervals(model, per_class, idle, bits, method, graphs)
+    from .interval_noncollaborative import noncollaborative_intervals
+    return noncollaborative_intervals(model, discipline, per_class, idle, bits, method, graphs)
+
+
 def _certified_intervals(model: Model, per_class: bool, digits: int, idle: bool, method: str,
-                         start_bits: int | None, max_bits: int | None
-                         ) -> tuple[dict[str, Any], int]:
+                         start_bits: int | None, max_bits: int | None,
+                         discipline: str = "collaborative") -> tuple[dict[str, Any], int]:
     """:func:`certified_values` by the collaborative interval kernels (precision raised by the
     width the previous run showed, up to ``max_bits``)."""
     check_stability_fast(model)
@@ -275,7 +287,7 @@ def _certified_intervals(model: Model, per_class: bool, digits: int, idle: bool,
     limit = max_bits or 16 * bits
     graphs: dict = {}
     while bits <= limit:
-        raw = _collaborative_intervals(model, per_class, idle, bits, method, graphs)
+        raw = _discipline_intervals(discipline, model, per_class, idle, bits, method, graphs)
         flat: dict[Any, Interval] = {("G",): raw["G"], ("empty",): raw["empty"]}
         for s, v in (raw["idle"] or {}).items():
             flat[("idle", s)] = v
@@ -348,7 +360,8 @@ def certified_values(model: Model, discipline: str, per_class: bool, digits: int
     if not model.is_numeric:
         raise UnsupportedError("certified digits need numeric rates: set every symbol")
     if _interval_route(model, discipline, method):
-        return _certified_intervals(model, per_class, digits, idle, method, start_bits, max_bits)
+        return _certified_intervals(model, per_class, digits, idle, method, start_bits, max_bits,
+                                    discipline)
     flint = flint_module()
     bits = start_bits or _working_precision(model, digits)
     limit = max_bits or 16 * bits
@@ -464,7 +477,7 @@ def _response_times(model: Model, discipline: str, digits: int) -> Any:
         lam_total = sum(lam.values(), Fraction(0))
         bits, graphs = _interval_bits(model, digits), {}
         for _ in range(8):
-            raw = _collaborative_intervals(model, True, False, bits, "auto", graphs)
+            raw = _discipline_intervals(discipline, model, True, False, bits, "auto", graphs)
             items = {c: Interval(v.lower / lam[c], v.upper / lam[c]) for c, v in raw["L"].items()}
             items[None] = Interval(raw["L_total"].lower / lam_total,
                                    raw["L_total"].upper / lam_total)
