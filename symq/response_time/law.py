@@ -47,6 +47,7 @@ import sympy
 from ..distributions import THETA, TIME
 from ..errors import ModelError, UnsupportedError
 from ..numeric import round_fraction
+from ..results import Displayed, Math
 
 __all__ = ["RationalLaw", "from_field_element", "certified_decimal"]
 
@@ -117,8 +118,11 @@ def from_field_element(value) -> "RationalLaw":
     return RationalLaw(poly(numer), poly(denom))
 
 
-class RationalLaw:
+class RationalLaw(Displayed):
     r"""The law with LST ``numerator(theta) / denominator(theta)`` (rational coefficients).
+
+    In a notebook it shows as a table: the LST, the survival function when it has at most
+    :attr:`SHOWN_TERMS` partial-fraction terms, the atom $P(T=0)$ and the moments.
 
     Raises
     ------
@@ -136,6 +140,25 @@ class RationalLaw:
         if self.numerator.degree() > self.denominator.degree() or \
                 self.numerator(0) != self.denominator(0):
             raise ModelError("internal: not the transform of a probability law")
+
+    #: the survival function is shown in a notebook up to this many partial-fraction terms
+    SHOWN_TERMS = 12
+
+    def _display(self) -> tuple[str, list]:
+        """Title and table sections for Jupyter (:class:`symq.results.Displayed`)."""
+        def frac(x: Fraction) -> str:
+            return sympy.latex(sympy.Rational(x.numerator, x.denominator))
+        rows = [("transform", Math("\\hat F(\\theta) = " + sympy.latex(self.lst_expr())))]
+        if len(self.terms) <= self.SHOWN_TERMS:
+            try:
+                rows.append(("survival", Math("P(T > t) = " + sympy.latex(self.survival_expr()))))
+            except UnsupportedError:
+                pass
+        rows += [("atom", Math("P(T = 0) = " + frac(self.atom))),
+                 ("mean", Math("E\\,T = " + frac(self.mean()))),
+                 ("second moment", Math("E\\,T^2 = " + frac(self.second_moment()))),
+                 ("variance", Math("\\operatorname{Var} T = " + frac(self.variance())))]
+        return "law", [(None, rows)]
 
     # ------------------------------------------------------------------ exact moments
     def lst_expr(self, theta: sympy.Symbol = THETA) -> sympy.Expr:

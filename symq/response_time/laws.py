@@ -23,6 +23,7 @@ import sympy
 
 from ..errors import ModelError
 from ..model import Model
+from ..results import QuantityResult
 from . import collaborative, noncollaborative
 from .law import RationalLaw, from_field_element
 from .setfunctions import SetFunctions
@@ -87,4 +88,4 @@ def server_law(model: Model, job_class: str, discipline: str = "alis") -> dict[s
     """The law of the server that serves a tagged ``job_class`` job (ALIS, canonical RAIS)."""
     if discipline not in ("alis", "rais"):
         raise ModelError("the server law is for the noncollaborative disciplines alis and rais")
-    return noncollaborative.server_law(_sets(model), job_class)
+    return QuantityResult(noncollaborative.server_law(_sets(model), job_class))  # a table in Jupyter
