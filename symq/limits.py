@@ -50,43 +50,37 @@ class Limit:
     default: int
     unit: str
     counts: str
-    option: str
+    option: str = "--max-work N, --no-limits"
 
 
 LIMITS: dict[str, Limit] = {limit.name: limit for limit in (
     Limit("dp-steps", 300_000, "subset-DP steps",
           "`evaluate`, `derive`, `report` with numeric rates: server sets the subset DP visits "
-          "(unions of class server sets; all 2^M sets for alis and rais) times (classes + servers)",
-          "--max-work N, --no-limits"),
+          "(unions of class server sets; all 2^M sets for alis and rais) times (classes + servers)"),
     Limit("symbolic-dp-steps", 200, "symbolic subset-DP steps",
-          "the same count for symbolic rates (every step is rational-function algebra)",
-          "--max-work N, --no-limits"),
+          "the same count for symbolic rates (every step is rational-function algebra)"),
     Limit("states", 50_000, "states with at most N+1 jobs",
           "`verify --max-jobs N`, `report --verify-jobs N`: states of the Markov process that the "
-          "balance check enumerates (estimated from the growth of the first levels)",
-          "--max-work N, --no-limits"),
+          "balance check enumerates (estimated from the growth of the first levels)"),
     Limit("sweep-work", 10_000_000, "graph-enumeration steps",
           "`sweep --classes J --servers M`: candidate class-to-server-set rows times M! "
-          "relabellings tried per candidate",
-          "--max-work N, --no-limits"),
+          "relabellings tried per candidate"),
     Limit("compensation-digits", 1_000, "digits",
           "`compensation --digits`: significant digits (the series needs about one level per few "
-          "digits, each level more terms)",
-          "--no-limits"),
+          "digits, each level more terms)", option="--no-limits"),
     Limit("compensation-box", 28_800, "box states",
           "`compensation --box N0`: states s N0^2 of the near-origin box solved exactly "
-          "(N0 = 120 for s = 2)",
-          "--no-limits"),
+          "(N0 = 120 for s = 2)", option="--no-limits"),
     Limit("model-classes", 20_000, "classes",
           "built-in `redundancy:K:D`: its C(K, D) classes (one per D-subset of servers)",
-          "a smaller K or D (the limit is fixed)"),
+          option="a smaller K or D (the limit is fixed)"),
     Limit("digits", 10_000, "digits",
           "`evaluate --digits`, `report --digits`: significant digits of a decimal value",
-          "fixed"),
+          option="fixed"),
     Limit("exact-digits", 4_300, "digits",
           "`evaluate`: an exact rational whose numerator or denominator has more digits is "
           "summarised by its digit counts (the decimal value is printed in full)",
-          "--full-exact"),
+          option="--full-exact"),
 )}
 
 
