@@ -23,12 +23,12 @@ from __future__ import annotations
 import argparse
 import itertools
 import multiprocessing
-import random
 import resource
 import sys
 import time
 from fractions import Fraction
 from functools import lru_cache
+from pathlib import Path
 
 import symq
 from symq.model import Model
@@ -37,25 +37,16 @@ from symq.normalization.certified import certified_values
 from symq.normalization.subsets import SubsetGraph, unions
 from symq.numeric import round_fraction
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.routes import random_stable_model  # noqa: E402
+
 DIGITS = 50
 
 
 def random_graph(servers: int, seed: int) -> Model:
-    """M classes, each on 2-4 random servers; rates scaled down until stable."""
-    rng = random.Random(seed)
-    names = [str(j) for j in range(1, servers + 1)]
-    compatibility = {str(c): sorted(rng.sample(names, rng.randint(2, 4)), key=int)
-                     for c in range(1, servers + 1)}
-    for s in names:  # every server serves some class
-        if not any(s in v for v in compatibility.values()):
-            compatibility[str(rng.randint(1, servers))].append(s)
-    mu = {s: Fraction(rng.randint(2, 6), 4) for s in names}
-    lam = {c: Fraction(rng.randint(1, 5), 10) for c in compatibility}
-    model = Model(compatibility=compatibility, arrival_rates=lam, service_rates=mu)
-    while not symq.is_stable(model):
-        lam = {c: v * Fraction(3, 4) for c, v in lam.items()}
-        model = Model(compatibility=compatibility, arrival_rates=lam, service_rates=mu)
-    return model
+    """M classes, each on 2-4 random servers; rates scaled down until stable (the workload of
+    tests/test_certified.py, drawn by tests/routes.py)."""
+    return random_stable_model(servers, seed)
 
 
 # ---------------------------------------------------------------------------- plain routes

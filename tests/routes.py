@@ -6,14 +6,20 @@
 * :func:`ctmc_means` solves the truncated chain of the verbal model (symq.ctmc) and returns
   P(empty), P(server idle) and per-class mean numbers, with the truncation bound of
   :func:`truncation_bounds`.
+* :func:`random_stable_model` draws the seeded random graphs of the certified and normalization
+  benchmarks (which import it from here, so that a benchmark and a test share one workload).
 """
 
+import random
 from fractions import Fraction
 
 import sympy
 
+import symq
+
 from symq import ctmc
 from symq import normalization as nz
+from symq.model import Model
 
 
 def general_collaborative_values(model):
@@ -87,3 +93,31 @@ def assert_same_law(chain, product):
     assert support == {s for s, p in product.items() if p}
     for s in support:
         assert chain[s] == product[s], s
+
+
+def random_stable_model(servers, seed, load=Fraction(3, 4), classes=None, edge=None,
+                        arrival_denominator=10):
+    """A seeded random model with exact rates: ``classes`` classes (default ``servers``), each
+    compatible with 2-4 random servers, or with each server with probability ``edge`` (at least
+    one); every server serves some class; mu_s = randint(2, 6)/4, lambda_c = randint(1, 5) /
+    ``arrival_denominator``, all arrival rates multiplied by ``load`` until the model is stable."""
+    rng = random.Random(seed)
+    names = [str(j) for j in range(1, servers + 1)]
+    classes = servers if classes is None else classes
+    compatibility = {}
+    for c in range(1, classes + 1):
+        if edge is None:
+            chosen = sorted(rng.sample(names, rng.randint(2, min(4, servers))), key=int)
+        else:
+            chosen = [s for s in names if rng.random() < edge] or [rng.choice(names)]
+        compatibility[str(c)] = chosen
+    for s in names:  # every server serves some class
+        if not any(s in v for v in compatibility.values()):
+            compatibility[str(rng.randint(1, classes))].append(s)
+    mu = {s: Fraction(rng.randint(2, 6), 4) for s in names}
+    lam = {c: Fraction(rng.randint(1, 5), arrival_denominator) for c in compatibility}
+    model = Model(compatibility=compatibility, arrival_rates=lam, service_rates=mu)
+    while not symq.is_stable(model):
+        lam = {c: v * load for c, v in lam.items()}
+        model = Model(compatibility=compatibility, arrival_rates=lam, service_rates=mu)
+    return model
