@@ -19,15 +19,19 @@ from __future__ import annotations
 import argparse
 import itertools
 import math
-import random
 import sys
 import time
 from fractions import Fraction
+from pathlib import Path
 
 import symq
 from symq import normalization as nz
 from symq.ctmc import empty_mass, truncated_stationary
+from symq.graphs import graph_from_key
 from symq.model import Model
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.routes import random_stable_model  # noqa: E402
 
 
 def timed(function, *args, **options):
@@ -38,22 +42,8 @@ def timed(function, *args, **options):
 
 def random_model(servers: int, classes: int, edge: float, seed: int) -> Model:
     """Each class picks each server with probability ``edge`` (at least one); loads stable."""
-    rng = random.Random(seed)
-    names = [str(j) for j in range(1, servers + 1)]
-    compatibility = {}
-    for c in range(1, classes + 1):
-        chosen = [s for s in names if rng.random() < edge] or [rng.choice(names)]
-        compatibility[str(c)] = chosen
-    for s in names:  # every server serves some class
-        if not any(s in v for v in compatibility.values()):
-            compatibility[str(rng.randint(1, classes))].append(s)
-    mu = {s: Fraction(rng.randint(2, 6), 4) for s in names}
-    lam = {c: Fraction(rng.randint(1, 5), 40) for c in compatibility}
-    model = Model(compatibility=compatibility, arrival_rates=lam, service_rates=mu)
-    while not symq.is_stable(model):
-        lam = {c: v / 2 for c, v in lam.items()}
-        model = Model(compatibility=compatibility, arrival_rates=lam, service_rates=mu)
-    return model
+    return random_stable_model(servers, seed, load=Fraction(1, 2), classes=classes, edge=edge,
+                               arrival_denominator=40)
 
 
 def nested_model(leaves: int) -> Model:
@@ -84,32 +74,8 @@ def redundancy_model(k: int, d: int, load: Fraction) -> Model:
 
 
 def four_server_nested() -> Model:
-    return symq.loads("""
-name = "nested4"
-[classes.1]
-arrival_rate = "lambda_1"
-servers = ["1"]
-[classes.2]
-arrival_rate = "lambda_2"
-servers = ["2"]
-[classes.3]
-arrival_rate = "lambda_3"
-servers = ["1", "2"]
-[classes.4]
-arrival_rate = "lambda_4"
-servers = ["3", "4"]
-[classes.5]
-arrival_rate = "lambda_5"
-servers = ["1", "2", "3", "4"]
-[servers.1]
-service_rate = "mu_1"
-[servers.2]
-service_rate = "mu_2"
-[servers.3]
-service_rate = "mu_3"
-[servers.4]
-service_rate = "mu_4"
-""")
+    """Classes {1}, {2}, {1,2}, {3,4}, {1,2,3,4} with symbolic rates lambda_i, mu_j."""
+    return graph_from_key("{1},{2},{1,2},{3,4},{1,2,3,4}").to_model()
 
 
 def main(argv=None) -> int:
