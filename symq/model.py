@@ -305,11 +305,14 @@ class Model:
         return g
 
     def _repr_latex_(self) -> str:
-        """Jupyter shows a model as its classes with their rates and server sets."""
+        """Jupyter shows a model as its classes with their rates and server sets (names from a
+        model file escaped: they are text)."""
+        from .latex import _math_name, set_latex
         rows = " \\\\ ".join(
-            f"{i} & {sympy.latex(self.arrival_rates[i])} & \\{{{', '.join(self.compatibility[i])}\\}}"
-            for i in self.classes)
-        servers = ", ".join(f"{j}{{:}}\\ {sympy.latex(r)}" for j, r in self.service_rates.items())
+            f"{_math_name(i)} & {sympy.latex(self.arrival_rates[i])} & "
+            f"{set_latex(self.compatibility[i])}" for i in self.classes)
+        servers = ", ".join(f"{_math_name(j)}{{:}}\\ {sympy.latex(r)}"
+                            for j, r in self.service_rates.items())
         return (f"$\\begin{{array}}{{lll}} \\text{{class}} & \\lambda & S \\\\ \\hline {rows}"
                 f"\\end{{array}} \\quad \\text{{servers: }} {servers}$")
 
