@@ -168,56 +168,76 @@ def _shift(values, shift: int, up: bool):
     return -((-values) >> -shift) if up else values >> -shift
 
 
-def _layer_dp(graph: SubsetGraph, bits: int, den, forward: bool, up: bool, source=None):
-    r"""One rounding run of a layer-by-layer DP over all $2^M$ sets.
+def _layer_dp(graph: SubsetGraph, bits: int, den, forward: bool, source=None):
+    r"""The floor run and the ceil run of a layer-by-layer DP over all $2^M$ sets.
 
     Forward: $T(\emptyset)=1$, $T(X)=\frac1{den(X)}\sum_{j\in X}T(X\setminus j)$. Backward:
     $T(X)=\frac1{den(X)}\bigl[\text{source}(X)+\sum_{j\notin X}T(X\cup j)\bigr]$ for
-    $X\ne\emptyset$ (``source`` is ``(array, exponent)``, one exponent for the whole table).
+    $X\ne\emptyset$ (``source`` is ``(low, high, exponent)``, one exponent for the table).
 
-    Returns ``(table, exponent)``: an object array in mask order with $T(X)$ enclosed by
-    ``table[X] * 2**exponent`` from below (``up`` false) or above, one exponent for all sets.
+    The sums of a layer run once for both runs on packed integers $t^+2^K+t^-$ ($K$ above
+    every lower sum, so the halves never mix); the divisions run apart (floor, ceil) with one
+    shift per layer for both, chosen so the largest upper value has about ``bits`` bits.
+
+    Returns ``(low, high, exponent)``: object arrays in mask order with
+    ``low[X] * 2**exponent`` $\le T(X)\le$ ``high[X] * 2**exponent``.
     """
     np = _np()
     size = graph.size
     layers, _ = _layers(size)
     links = _neighbours(size, forward)
-    vals: list[Any] = [None] * (size + 1)
+    los: list[Any] = [None] * (size + 1)
+    his: list[Any] = [None] * (size + 1)
     exps = [0] * (size + 1)
     steps = range(1, size + 1) if forward else range(size, 0, -1)
     if forward:
-        vals[0] = np.array([1 << bits], dtype=object)
+        los[0] = his[0] = np.array([1 << bits], dtype=object)
         exps[0] = -bits
     for k in steps:
         idx = layers[k]
         prev = k - 1 if forward else k + 1
         e_acc = None
         if links[k] is not None:
-            acc = vals[prev][links[k]].sum(axis=1)
+            degree = links[k].shape[1]
+            top = max(int(his[prev].max()), int(los[prev].max()))  # K above every sum
+            width = top.bit_length() + degree.bit_length() + 1
+            packed = (his[prev] << width) + los[prev]
+            acc = packed[links[k]].sum(axis=1)
+            lo, hi = acc & ((1 << width) - 1), acc >> width
             e_acc = exps[prev]
         if source is not None:
-            src, e_src = source
-            part = src[idx]
+            src_lo, src_hi, e_src = source
             if e_acc is None:
-                acc, e_acc = part, e_src
+                lo, hi, e_acc = src_lo[idx], src_hi[idx], e_src
             else:
                 low = min(e_acc, e_src)
-                acc = _shift(acc, e_acc - low, up) + _shift(part, e_src - low, up)
+                lo = _shift(lo, e_acc - low, False) + _shift(src_lo[idx], e_src - low, False)
+                hi = _shift(hi, e_acc - low, True) + _shift(src_hi[idx], e_src - low, True)
                 e_acc = low
         d = den[idx]
-        top = int(acc.max())
+        top = int(hi.max())
         if top == 0:
-            vals[k], exps[k] = acc, e_acc
+            los[k], his[k], exps[k] = lo, hi, e_acc
             continue
         shift = bits - (top.bit_length() - int(d.min()).bit_length() + 1)
-        vals[k] = _divide(acc, d, shift, up)
+        los[k] = _divide(lo, d, shift, False)
+        his[k] = _divide(hi, d, shift, True)
         exps[k] = e_acc - shift
     used = [k for k in range(size + 1) if forward or k > 0]
     low = min(exps[k] for k in used)
-    table = np.zeros(1 << size, dtype=object)
+    table_lo = np.zeros(1 << size, dtype=object)
+    table_hi = np.zeros(1 << size, dtype=object)
     for k in used:
-        table[layers[k]] = _shift(vals[k], exps[k] - low, up)
-    return table, low
+        table_lo[layers[k]] = _shift(los[k], exps[k] - low, False)
+        table_hi[layers[k]] = _shift(his[k], exps[k] - low, True)
+    return table_lo, table_hi, low
+
+
+def _zeta_pair(low, high, size: int):
+    """:func:`_zeta` of both runs at once on packed integers (new arrays)."""
+    width = max(int(high.max()), int(low.max())).bit_length() + size + 1
+    packed = _zeta((high << width) + low, size)
+    return packed & ((1 << width) - 1), packed >> width
 
 
 def _zeta(table, size: int):
@@ -239,22 +259,22 @@ def _service_products(graph: SubsetGraph):
     return table
 
 
-def idle_weight_bounds(graph: SubsetGraph, bits: int, up: bool):
-    r"""One rounding run of the idle-order weights $W(I)$ of every set $I$ (module docstring):
-    ``(table, exponent, reduced)`` with ``table[I] * 2**exponent`` a lower (``up`` false) or
-    upper bound of $W(I)$ and ``reduced[I] * 2**exponent`` one of $\widetilde W_s(I)=W(I)/P_s(I)$.
-
-    $\widetilde W_s(\emptyset)=1$, $\widetilde W_s(I)=\frac1{L_s(I)}\sum_{j\in I}
-    \widetilde W_s(I\setminus j)$ (plain sums: the service rates enter once per set, through the
-    exact products $P_s(I)$ of :func:`_service_products`).
+def idle_weight_bounds(graph: SubsetGraph, bits: int):
+    r"""The idle-order weights $W(I)$ of every set $I$ (module docstring), floor and ceil runs:
+    ``(low, high, exponent, reduced_low, reduced_high)`` with ``low[I] * 2**exponent``
+    $\le W(I)\le$ ``high[I] * 2**exponent`` and the same for
+    $\widetilde W_s(I)=W(I)/P_s(I)$: $\widetilde W_s(\emptyset)=1$,
+    $\widetilde W_s(I)=\frac1{L_s(I)}\sum_{j\in I}\widetilde W_s(I\setminus j)$ (plain sums: the
+    service rates enter once per set, through the exact products $P_s(I)$ of
+    :func:`_service_products`).
 
     Examples
     --------
     >>> from symq import model
     >>> from symq.normalization.subsets import SubsetGraph
     >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
-    >>> table, e, _ = idle_weight_bounds(SubsetGraph(n), 20, False)
-    >>> [float(v) * 2.0 ** e for v in table]    # W(1) = mu_1/(l_1+l_2), W(2) = mu_2/l_2, ...
+    >>> low, high, e, _, _ = idle_weight_bounds(SubsetGraph(n), 20)
+    >>> [float(v) * 2.0 ** e for v in low]    # W(1) = mu_1/(l_1+l_2), W(2) = mu_2/l_2, ...
     [1.0, 2.0, 4.0, 12.0]
 
     Running time: O(2^M M) operations on integers of about ``bits`` bits.
@@ -263,8 +283,9 @@ def idle_weight_bounds(graph: SubsetGraph, bits: int, up: bool):
     if graph.size and int(arrivals[1:].min()) <= 0:
         raise UnsupportedError("a server serves no class: ALIS/RAIS need every server compatible "
                                "with some class")
-    reduced, e = _layer_dp(graph, bits, arrivals, True, up)
-    return reduced * _service_products(graph), e, reduced
+    low, high, e = _layer_dp(graph, bits, arrivals, True)
+    products = _service_products(graph)
+    return low * products, high * products, e, low, high
 
 
 def _subsets(mask: int):
@@ -278,35 +299,48 @@ def _subsets(mask: int):
     return out
 
 
-def _run(graph: SubsetGraph, bits: int, h: list[int], per_class: bool, idle: bool, up: bool
-         ) -> dict[str, Any]:
-    """One rounding run: integer sums with their exponents (no quotient formed yet)."""
+def _runs(graph: SubsetGraph, bits: int, h_lo: list[int], h_hi: list[int], per_class: bool,
+          idle: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The floor run and the ceil run: integer sums with their exponents (no quotient yet)."""
     np = _np()
     size, full = graph.size, graph.full
     edges = union_edges(graph)
     xs = np.array(edges.order, dtype=np.int64)
-    h_arr = np.array(h, dtype=object)
     h_exp = -bits
-    w, e_w, w_reduced = idle_weight_bounds(graph, bits, up)
-    omega = _zeta(w.copy(), size)
-    g = int((h_arr * omega[full ^ xs]).sum())
-    out: dict[str, Any] = {"G": (g, e_w + h_exp), "W": (int(w[full]), e_w)}
-    need_hat = idle or per_class
-    if need_hat:
-        hat = np.zeros(1 << size, dtype=object)
-        hat[xs] = h_arr
-        _zeta(hat, size)
-    if idle:
-        terms = w * hat[::-1]  # W(I) H^(M \ I): full ^ I = full - I
-        out["idle"] = [(int(terms.reshape(-1, 2, 1 << j)[:, 1, :].sum()), e_w + h_exp)
-                       for j in range(size)]
-    if per_class:
-        out["L"] = _mean_sums(graph, edges, xs, h_arr, h_exp, w_reduced, e_w, omega, hat, bits,
-                              up)
-    return out
+    w_lo, w_hi, e_w, wr_lo, wr_hi = idle_weight_bounds(graph, bits)
+    omegas = _zeta_pair(w_lo, w_hi, size)
+    hats = None
+    if idle or per_class:
+        hat_lo = np.zeros(1 << size, dtype=object)
+        hat_hi = np.zeros(1 << size, dtype=object)
+        hat_lo[xs] = np.array(h_lo, dtype=object)
+        hat_hi[xs] = np.array(h_hi, dtype=object)
+        hats = _zeta_pair(hat_lo, hat_hi, size)
+    z = None
+    if per_class:  # z(Q) = P_s(Q) Z(Q): backward layer DP with the source H^(M \ Q) P_s(Q)
+        products = _service_products(graph)
+        z_lo, z_hi, e_z = _layer_dp(graph, bits, _arrival_table(graph), False,
+                                    source=(hats[0][::-1] * products, hats[1][::-1] * products,
+                                            h_exp))
+        z = (z_lo, z_hi)
+    outs = []
+    for side, (h, w, wr, omega) in enumerate(zip((h_lo, h_hi), (w_lo, w_hi), (wr_lo, wr_hi),
+                                                 omegas)):
+        h_arr = np.array(h, dtype=object)
+        g = int((h_arr * omega[full ^ xs]).sum())
+        out: dict[str, Any] = {"G": (g, e_w + h_exp), "W": (int(w[full]), e_w)}
+        if idle:
+            terms = w * hats[side][::-1]  # W(I) H^(M \ I): full ^ I = full - I
+            out["idle"] = [(int(terms.reshape(-1, 2, 1 << j)[:, 1, :].sum()), e_w + h_exp)
+                           for j in range(size)]
+        if per_class:
+            out["L"] = _mean_sums(graph, edges, xs, h_arr, h_exp, wr, e_w, omega, z[side], e_z,
+                                  side == 1)
+        outs.append(out)
+    return outs[0], outs[1]
 
 
-def _mean_sums(graph, edges, xs, h_arr, h_exp, w_reduced, e_w, omega, hat, bits, up):
+def _mean_sums(graph, edges, xs, h_arr, h_exp, w_reduced, e_w, omega, z, e_z, up):
     r"""Per class, the bracket of $L_c$ (module docstring) as ``(int, exponent)`` pairs."""
     np = _np()
     size, full, scale = graph.size, graph.full, graph.scale
@@ -340,10 +374,6 @@ def _mean_sums(graph, edges, xs, h_arr, h_exp, w_reduced, e_w, omega, hat, bits,
                 p[1:stop] = -((-acc[1:]) // r[1:stop]) if up else acc[1:] // r[1:stop]
         else:
             p[first:stop] = -((-acc) // r[first:stop]) if up else acc // r[first:stop]
-    # z(Q) = P_s(Q) Z(Q) on all sets: backward layer DP with the source H^(M \ Q) P_s(Q)
-    arrivals = _arrival_table(graph)
-    z, e_z = _layer_dp(graph, bits, arrivals, False, up,
-                       source=(hat[::-1] * _service_products(graph), h_exp))
     out = []
     for c, m in enumerate(graph.masks):
         # unions: edges A -> A | S_c (count 1 + |S_c \ A|) and unions A containing S_c
@@ -415,8 +445,7 @@ def noncollaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = Fal
         raise UnsupportedError(f"the fixed-point ALIS/RAIS route stops at {MAX_SERVERS} servers "
                                f"per component (2^M tables); this one has {graph.size}")
     _, h_lo, h_hi = exact_cover_bounds(graph, bits)
-    lo = _run(graph, bits, h_lo, per_class, idle, False)
-    hi = _run(graph, bits, h_hi, per_class, idle, True)
+    lo, hi = _runs(graph, bits, h_lo, h_hi, per_class, idle)
 
     def pair(a, b):
         return _frac(*a), _frac(*b)
