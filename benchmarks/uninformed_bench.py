@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from symq import model  # noqa: E402
 from symq.ctmc import busy_servers, empty_mass, truncated_stationary  # noqa: E402
-from symq.uninformed import empty_probability, idle_probability, uninformed_queue  # noqa: E402
+from symq.uninformed import (idle_probability, uninformed_empty_probability,  # noqa: E402
+                             uninformed_queue)
 
 LOAD = Fraction(3, 10)
 EXTRA_JOBS = 12
@@ -41,7 +42,7 @@ def main() -> None:
         lam, mus = rates(n)
         start = time.perf_counter()
         queue = uninformed_queue(n, arrival_rate=lam, service_rates=mus)
-        exact = {"p0": empty_probability(queue)}
+        exact = {"p0": uninformed_empty_probability(queue)}
         exact.update({j: idle_probability(queue, j) for j in queue.servers})
         closed = time.perf_counter() - start
 

@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # _verdict
 from symq.elementary_symmetric import elementary_symmetric_sum  # noqa: E402
 from _verdict import claim  # noqa: E402
 from symq.uninformed import (all_busy_probability, balance_failures,  # noqa: E402
-                             busy_idle_probability, busy_probability_by_states, empty_probability,
-                             same_rational_function, state_weight, uninformed_queue,
+                             busy_idle_probability, busy_probability_by_states,
+                             same_rational_function, uninformed_empty_probability, state_weight, uninformed_queue,
                              uninformed_transitions)
 
 SERVERS = (2, 3, 4)
@@ -53,7 +53,7 @@ def _pairs(queue):
 
 
 def _busy_idle_by_states(queue, l, m):
-    p0 = empty_probability(queue)
+    p0 = uninformed_empty_probability(queue)
     return sympy.Add(*[state_weight(queue, busy) for k in range(1, queue.size)
                        for busy in itertools.combinations(queue.servers, k)
                        if l in busy and m not in busy]) * p0
@@ -86,7 +86,7 @@ def check_busy_idle(queue):
     """(E3) P_{l,m} = lambda/mu_l sum_{k=1}^{n-1} (n-k)!/n! lambda^(k-1)
     P(S^-n - {mu_l^-1, mu_m^-1}, k-1) p_0, against the law summed state by state."""
     n, lam = queue.size, queue.arrival_rate
-    p0 = empty_probability(queue)
+    p0 = uninformed_empty_probability(queue)
     for l, m in _pairs(queue):
         rest = _inverse(queue, (l, m))
         printed = lam / queue.rate(l) * _sum_k(queue, lambda k: _coefficient(n, k) * lam ** (k - 1)
@@ -100,7 +100,7 @@ def check_busy_difference(queue):
     """(E4) P_l - P_m = P_{l,m} - P_{m,l} = (lambda/mu_l - lambda/mu_m) sum_{k=1}^{n-1}
     (n-k)!/n! lambda^(k-1) P(S^-n - {mu_l^-1, mu_m^-1}, k-1) p_0."""
     n, lam = queue.size, queue.arrival_rate
-    p0 = empty_probability(queue)
+    p0 = uninformed_empty_probability(queue)
     for l, m in _pairs(queue):
         rest = _inverse(queue, (l, m))
         printed = (lam / queue.rate(l) - lam / queue.rate(m)) * _sum_k(
@@ -117,7 +117,7 @@ def check_busy(queue):
     """(E5) P_l = lambda/mu_l sum_{k=1}^{n-1} (n-k)!/n! lambda^(k-1) P(S^-n - {mu_l^-1}, k-1) p_0
     + P^n, with P^n the probability that all servers are busy (queue included)."""
     n, lam = queue.size, queue.arrival_rate
-    p0 = empty_probability(queue)
+    p0 = uninformed_empty_probability(queue)
     for l in queue.servers:
         rest = _inverse(queue, (l,))
         printed = lam / queue.rate(l) * _sum_k(queue, lambda k: _coefficient(n, k) * lam ** (k - 1)
@@ -130,7 +130,7 @@ def check_busy(queue):
 
 def _effective_rhs(queue, l, m, prefactor):
     n, lam = queue.size, queue.arrival_rate
-    p0 = empty_probability(queue)
+    p0 = uninformed_empty_probability(queue)
     without_l, without_m = _inverse(queue, (l,)), _inverse(queue, (m,))
     return prefactor * _sum_k(queue, lambda k: _coefficient(n, k) * lam ** (k - 1) * (
         elementary_symmetric_sum(without_l, k - 1) - elementary_symmetric_sum(without_m, k - 1))) \
@@ -183,7 +183,7 @@ def check_final_identity(queue, corrected=False):
     P(S^-n - {mu_l^-1, mu_m^-1}, k-2)) + (mu_l - mu_m) P. Corrected: left side mu_l P_l - mu_m P_m
     and the sum multiplied by p_0."""
     n, lam = queue.size, queue.arrival_rate
-    p0 = empty_probability(queue)
+    p0 = uninformed_empty_probability(queue)
     for l, m in _pairs(queue):
         rest = _inverse(queue, (l, m))
         total = _sum_k(queue, lambda k: _coefficient(n, k) * lam ** k
@@ -275,7 +275,7 @@ def counterexample_values(queue, l="1", m="2"):
     corrected, on a numeric queue: ``{label: (printed left, printed right, true left, corrected
     right)}`` (for E9: the residual of the printed equation and of the corrected one; 0 = holds)."""
     n, lam = queue.size, queue.arrival_rate
-    p0 = empty_probability(queue)
+    p0 = uninformed_empty_probability(queue)
     mu_l, mu_m = queue.rate(l), queue.rate(m)
     p_l, p_m = busy_probability_by_states(queue, l), busy_probability_by_states(queue, m)
     rest = _inverse(queue, (l, m))
@@ -318,7 +318,7 @@ def print_counterexamples():
     # of values, distinct values of the products), equal rates collapse and E3, E5 change
     for rates in ((1, 1, 1), (2, 1, 1)):
         queue = uninformed_queue(3, arrival_rate=1, service_rates=list(rates))
-        n, lam, p0 = 3, queue.arrival_rate, empty_probability(queue)
+        n, lam, p0 = 3, queue.arrival_rate, uninformed_empty_probability(queue)
 
         def p_set(values, k):
             products = {sympy.Mul(*c) for c in itertools.combinations(sorted(values), k)}

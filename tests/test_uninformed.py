@@ -16,7 +16,8 @@ from symq.errors import ModelError, UnstableModelError
 from symq.quantities import derive
 from symq.uninformed import (all_busy_probability, balance_failures, busy_idle_probability,
                              busy_probability, busy_probability_by_states, effective_service_rate,
-                             empty_probability, idle_probability, is_uninformed, mean_number,
+                             idle_probability, is_uninformed, uninformed_empty_probability,
+                             uninformed_mean_number,
                              number_probability, rais_aggregated_weight,
                              rais_product_form_weight, same_rational_function,
                              state_probability, state_weight,
@@ -142,7 +143,7 @@ def test_mean_number_against_long_truncated_ctmc():
     m = model("uninformed:3").substitute(rates)
     law = truncated_stationary(m, "rais", max_jobs=40)
     truncated_mean = sum(job_count(s) * p for s, p in law.items())
-    exact = mean_number(numeric(3, 2, [3, 2, 1]))
+    exact = uninformed_mean_number(numeric(3, 2, [3, 2, 1]))
     assert exact == sympy.Rational(67, 58)
     assert abs(Fraction(67, 58) - truncated_mean) < Fraction(1, 10 ** 14)
 
@@ -158,7 +159,7 @@ def test_busy_probabilities_two_routes_and_identities(n):
     l, m = queue.servers[0], queue.servers[-1]
     by_states = sum(state_weight(queue, busy) for k in range(1, n)
                     for busy in itertools.combinations(queue.servers, k)
-                    if l in busy and m not in busy) * empty_probability(queue)
+                    if l in busy and m not in busy) * uninformed_empty_probability(queue)
     assert same_rational_function(busy_idle_probability(queue, l, m), by_states)
     # P_l - P_m = P_{l,m} - P_{m,l}
     assert same_rational_function(busy_probability(queue, l) - busy_probability(queue, m),
@@ -181,7 +182,7 @@ def test_numeric_identities(rates):
     assert sum(number_probability(queue, k) for k in range(n + 1)) \
         + all_busy_probability(queue) - law[(everyone, 0)] == 1
     assert all_busy_probability(queue) == law[(everyone, 0)] / (1 - rho)
-    assert state_probability(queue, ()) == empty_probability(queue)
+    assert state_probability(queue, ()) == uninformed_empty_probability(queue)
     for j in queue.servers:
         assert idle_probability(queue, j) == 1 - busy_probability_by_states(queue, j)
 
@@ -221,7 +222,7 @@ def test_agrees_with_general_rais_subset_dp(rates):
     for j in queue.servers:
         assert sympy.simplify(general[j] - idle_probability(queue, j)) == 0
     assert sympy.simplify(normalization.empty_probability(m, discipline="rais")
-                          - empty_probability(queue)) == 0
+                          - uninformed_empty_probability(queue)) == 0
 
 
 # ------------------------------------------------------------------ CLI and handlers
@@ -289,5 +290,6 @@ def test_handlers_apply_to_any_single_flexible_class_model():
     law = truncated_stationary(m, "rais", max_jobs=8)
     mass = sum(stationary_law(queue, max_queue=6).values())
     empty = sum(p for s, p in law.items() if job_count(s) == 0)
-    assert sympy.Rational(empty.numerator, empty.denominator) == empty_probability(queue) / mass
-    assert derive(m, "mean-number", "rais")["per_class"]["a"] == mean_number(queue)
+    assert (sympy.Rational(empty.numerator, empty.denominator)
+            == uninformed_empty_probability(queue) / mass)
+    assert derive(m, "mean-number", "rais")["per_class"]["a"] == uninformed_mean_number(queue)

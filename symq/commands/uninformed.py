@@ -21,8 +21,8 @@ from sympy.polys.fields import field
 from .common import add_format_arguments, emit_json
 from ..errors import ModelError
 from ..uninformed import (all_busy_probability, busy_probability, check_certificate,
-                          empty_probability, mean_number, theorem_2_1_certificates,
-                          theorem_2_1_differences, uninformed_queue)
+                          theorem_2_1_certificates, theorem_2_1_differences,
+                          uninformed_empty_probability, uninformed_mean_number, uninformed_queue)
 
 __all__ = ["register", "run"]
 
@@ -108,9 +108,9 @@ def _run_theorem(args: argparse.Namespace) -> int:
 
 def _run_law(args: argparse.Namespace) -> int:
     queue = uninformed_queue(args.servers)
-    rows = [("p_0", empty_probability(queue))]
+    rows = [("p_0", uninformed_empty_probability(queue))]
     rows += [(f"P_{j}", busy_probability(queue, j)) for j in queue.servers]
-    rows += [("P_all_busy", all_busy_probability(queue)), ("N", mean_number(queue))]
+    rows += [("P_all_busy", all_busy_probability(queue)), ("N", uninformed_mean_number(queue))]
     if args.servers <= 3:  # small enough to show as one factored fraction
         rows = [(name, sympy.factor(sympy.cancel(expr))) for name, expr in rows]
     if args.format == "json":

@@ -11,9 +11,9 @@ general prover of :mod:`symq.certificates`), and the ``symq evaluate`` handlers
 Examples
 --------
 >>> from sympy import latex
->>> from symq.uninformed import uninformed_queue, empty_probability, busy_probability
+>>> from symq.uninformed import uninformed_queue, uninformed_empty_probability, busy_probability
 >>> mm2 = uninformed_queue(2)
->>> print(latex(empty_probability(mm2)))
+>>> print(latex(uninformed_empty_probability(mm2)))
 \frac{1}{\frac{\lambda^{3}}{2 \mu_{1} \mu_{2} \left(- \lambda + \mu_{1} + \mu_{2}\right)} + \frac{\lambda^{2}}{2 \mu_{1} \mu_{2}} + \frac{\lambda \left(\frac{1}{\mu_{2}} + \frac{1}{\mu_{1}}\right)}{2} + 1}
 >>> q = uninformed_queue(3, arrival_rate=2, service_rates=[3, 2, 1])
 >>> [busy_probability(q, j) for j in q.servers]
@@ -35,9 +35,9 @@ from .chain import (balance_failures, balance_residuals, rais_aggregated_weight,
                     rais_product_form_weight, uninformed_transitions)
 from .handlers import QUANTITY_HANDLERS
 from .law import (all_busy_probability, busy_idle_probability, busy_probability,
-                  busy_probability_by_states, effective_service_rate, empty_probability,
-                  idle_probability, mean_number, mean_response_time, normalizing_constant,
-                  number_probability, state_probability, state_weight, stationary_law)
+                  busy_probability_by_states, effective_service_rate, idle_probability,
+                  number_probability, uninformed_empty_probability, uninformed_mean_number,
+                  uninformed_mean_response_time, uninformed_normalizing_constant, state_probability, state_weight, stationary_law)
 from .queue import State, UninformedQueue, is_uninformed, uninformed_queue
 from .theorem import INEQUALITIES, theorem_2_1_certificates, theorem_2_1_differences
 

@@ -13,8 +13,8 @@ import sympy
 
 from ..certificates import numerator_denominator
 from ..model import Model
-from .law import (empty_probability, idle_probability, mean_number, mean_response_time,
-                  normalizing_constant)
+from .law import (idle_probability, uninformed_empty_probability, uninformed_mean_number,
+                  uninformed_mean_response_time, uninformed_normalizing_constant)
 from .queue import UninformedQueue, uninformed_queue
 
 __all__ = ["QUANTITY_HANDLERS", "TIDY_SERVERS"]
@@ -56,14 +56,14 @@ def _per_class(function: Callable[[UninformedQueue], sympy.Expr]) -> Callable[[M
 
 
 QUANTITY_HANDLERS: dict[str, tuple[Callable[[Model], Any], str]] = {
-    "empty-probability": (_scalar(empty_probability),
+    "empty-probability": (_scalar(uninformed_empty_probability),
                           "Cabral's closed form through P(S^-n, k) and a geometric tail"),
-    "normalizing-constant": (_scalar(normalizing_constant),
+    "normalizing-constant": (_scalar(uninformed_normalizing_constant),
                              "Cabral's closed form 1/p_0 through P(S^-n, k)"),
     "server-idle-probability": (_server_idle_handler,
                                 "1 - P_l with P_l of Cabral, proof of Theorem 2.1"),
-    "mean-number": (_per_class(mean_number), "sum_k k P_k from Cabral's law"),
-    "mean-response-time": (_per_class(mean_response_time),
+    "mean-number": (_per_class(uninformed_mean_number), "sum_k k P_k from Cabral's law"),
+    "mean-response-time": (_per_class(uninformed_mean_response_time),
                            "Little's law on Cabral's mean number"),
 }
 """Quantity name -> (handler(model), method) for one fully flexible class under ``rais``

@@ -98,7 +98,7 @@ def _number_weights(queue: UninformedQueue) -> list[sympy.Expr]:
             for k in range(n + 1)]
 
 
-def normalizing_constant(queue: UninformedQueue) -> sympy.Expr:
+def uninformed_normalizing_constant(queue: UninformedQueue) -> sympy.Expr:
     r"""$1/p_0$, the normalizing constant of the law ([Cab]_ proof of Theorem 2.1).
 
     .. math:: \frac{1}{p_0} = \sum_{k=0}^n \frac{(n-k)!}{n!}\lambda^k P(S^{-n},k) +
@@ -124,14 +124,14 @@ def normalizing_constant(queue: UninformedQueue) -> sympy.Expr:
 
     Examples
     --------
-    >>> normalizing_constant(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]))
+    >>> uninformed_normalizing_constant(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]))
     17/8
     """
     finite = sympy.Add(*_number_weights(queue))
     return finite + _all_busy_weight(queue) * queue.arrival_rate / queue.gap
 
 
-def empty_probability(queue: UninformedQueue) -> sympy.Expr:
+def uninformed_empty_probability(queue: UninformedQueue) -> sympy.Expr:
     r"""$p_0$, the probability that the system is empty (closed form through $P(S^{-n},k)$).
 
     Parameters
@@ -146,14 +146,14 @@ def empty_probability(queue: UninformedQueue) -> sympy.Expr:
 
     Notes
     -----
-    Running time: one :func:`normalizing_constant`, $O(n^2)$.
+    Running time: one :func:`uninformed_normalizing_constant`, $O(n^2)$.
 
     Examples
     --------
-    >>> empty_probability(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]))
+    >>> uninformed_empty_probability(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]))
     8/17
     """
-    return 1 / normalizing_constant(queue)
+    return 1 / uninformed_normalizing_constant(queue)
 
 
 def state_probability(queue: UninformedQueue, busy: Iterable[str],
@@ -186,7 +186,7 @@ def state_probability(queue: UninformedQueue, busy: Iterable[str],
     >>> state_probability(uninformed_queue(2, arrival_rate=1, service_rates=[1, 1]), ["2"])
     1/6
     """
-    return state_weight(queue, busy, queue_length) * empty_probability(queue)
+    return state_weight(queue, busy, queue_length) * uninformed_empty_probability(queue)
 
 
 def number_probability(queue: UninformedQueue, jobs: int) -> sympy.Expr:
@@ -228,7 +228,7 @@ def number_probability(queue: UninformedQueue, jobs: int) -> sympy.Expr:
             * elementary_symmetric_sum(_inverse_rates(queue), jobs)
     else:
         weight = _all_busy_weight(queue) * (lam / queue.total_rate) ** (jobs - n)
-    return weight * empty_probability(queue)
+    return weight * uninformed_empty_probability(queue)
 
 
 class StationaryLaw(QuantityResult):
@@ -266,7 +266,7 @@ def stationary_law(queue: UninformedQueue, max_queue: int = 0) -> dict[State, sy
     >>> sum(law.values())
     16/17
     """
-    p0 = empty_probability(queue)
+    p0 = uninformed_empty_probability(queue)
     law = {}
     for k in range(queue.size + 1):
         for busy in itertools.combinations(queue.servers, k):
@@ -303,7 +303,8 @@ def all_busy_probability(queue: UninformedQueue) -> sympy.Expr:
     >>> all_busy_probability(uninformed_queue(2, arrival_rate=2, service_rates=[2, 1]))
     6/11
     """
-    return _all_busy_weight(queue) * queue.total_rate / queue.gap * empty_probability(queue)
+    return (_all_busy_weight(queue) * queue.total_rate / queue.gap
+            * uninformed_empty_probability(queue))
 
 
 def busy_probability(queue: UninformedQueue, server: str) -> sympy.Expr:
@@ -351,7 +352,7 @@ def _busy_not_all(queue: UninformedQueue, server: str, without: list[str]) -> sy
     sums = elementary_symmetric_sums(_inverse_rates(queue, without=without))
     partial = sympy.Add(*[sympy.Rational(math.factorial(n - k), math.factorial(n))
                           * lam ** (k - 1) * sums[k - 1] for k in range(1, n)])
-    return lam / queue.rate(server) * partial * empty_probability(queue)
+    return lam / queue.rate(server) * partial * uninformed_empty_probability(queue)
 
 
 def busy_probability_by_states(queue: UninformedQueue, server: str) -> sympy.Expr:
@@ -392,7 +393,7 @@ def busy_probability_by_states(queue: UninformedQueue, server: str) -> sympy.Exp
         for rest in itertools.combinations(others, k):
             total += state_weight(queue, (server, *rest))
     tail = _all_busy_weight(queue) * queue.arrival_rate / queue.gap
-    return (total + tail) * empty_probability(queue)
+    return (total + tail) * uninformed_empty_probability(queue)
 
 
 def idle_probability(queue: UninformedQueue, server: str) -> sympy.Expr:
@@ -499,7 +500,7 @@ def effective_service_rate(queue: UninformedQueue, server: str) -> sympy.Expr:
     return queue.rate(server) * busy_probability(queue, server)
 
 
-def mean_number(queue: UninformedQueue) -> sympy.Expr:
+def uninformed_mean_number(queue: UninformedQueue) -> sympy.Expr:
     r"""$N^n = \sum_k k P_k^n$, the mean number of customers in the system.
 
     .. math:: N^n = p_0\Bigl[\sum_{k=1}^n k\frac{(n-k)!}{n!}\lambda^kP(S^{-n},k)
@@ -524,17 +525,17 @@ def mean_number(queue: UninformedQueue) -> sympy.Expr:
 
     Examples
     --------
-    >>> mean_number(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]))
+    >>> uninformed_mean_number(uninformed_queue(2, arrival_rate=1, service_rates=[2, 1]))
     27/34
     """
     n, lam = queue.size, queue.arrival_rate
     finite = sympy.Add(*[k * w for k, w in enumerate(_number_weights(queue)) if k])
     # sum_{q >= 1} (n + q) rho^q with rho = lambda / mu^n
     tail = n * lam / queue.gap + lam * queue.total_rate / queue.gap ** 2
-    return (finite + _all_busy_weight(queue) * tail) * empty_probability(queue)
+    return (finite + _all_busy_weight(queue) * tail) * uninformed_empty_probability(queue)
 
 
-def mean_response_time(queue: UninformedQueue) -> sympy.Expr:
+def uninformed_mean_response_time(queue: UninformedQueue) -> sympy.Expr:
     r"""$T^n = N^n/\lambda$, the mean response time (Little's law).
 
     Parameters
@@ -549,11 +550,11 @@ def mean_response_time(queue: UninformedQueue) -> sympy.Expr:
 
     Notes
     -----
-    Running time: one :func:`mean_number` and a division.
+    Running time: one :func:`uninformed_mean_number` and a division.
 
     Examples
     --------
-    >>> mean_response_time(uninformed_queue(1, arrival_rate=1, service_rates=[3]))  # M/M/1
+    >>> uninformed_mean_response_time(uninformed_queue(1, arrival_rate=1, service_rates=[3]))
     1/2
     """
-    return mean_number(queue) / queue.arrival_rate
+    return uninformed_mean_number(queue) / queue.arrival_rate
