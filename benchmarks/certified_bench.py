@@ -15,7 +15,11 @@ class sets, Fractions) and mean numbers by corrected Prop 6.3; ALIS/RAIS pi(0) b
 G_ALIS = sum_I W(I) / pi^C_{|-I}(0) (Thm 3.9) with the same memoized recursion for the reduced
 collaborative systems; ALIS/RAIS mean numbers have no plain recursion (the exact DP is shown).
 
-Run: ``python benchmarks/certified_bench.py [--limit 120] [--quick]``
+ALIS/RAIS certified rows run the fixed-point floor/ceil kernels of
+symq/normalization/interval_noncollaborative.py (one route for both disciplines: canonical RAIS
+equals ALIS in these quantities); their exact rows run each discipline's own exact DP.
+
+Run: ``python benchmarks/certified_bench.py [--limit 120] [--quick] [--only ALIS]``
 """
 
 from __future__ import annotations
@@ -178,11 +182,15 @@ def main(argv=None) -> int:
     parser.add_argument("--limit", type=float, default=120.0, help="seconds per route")
     parser.add_argument("--quick", action="store_true", help="the two smallest sizes only")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", default="", help="run the series whose label contains this "
+                        "text (for example ALIS, RAIS, collaborative)")
     args = parser.parse_args(argv)
     print(f"certified digits benchmark: {DIGITS} digits, seed {args.seed}, limit "
           f"{args.limit:.0f} s per route; times in seconds, ratio = plain / route")
     exact_target = None
     for label, discipline, sizes, targets in SERIES:
+        if args.only.lower() not in label.lower():
+            continue
         print(f"\n## {label}")
         print(f"{'M':>3} {'U':>8} {'route':>10} {'seconds':>9} {'ratio':>7} {'MiB':>7}  note")
         skip: dict[str, str] = {}
