@@ -307,11 +307,11 @@ class Model:
     def _repr_latex_(self) -> str:
         """Jupyter shows a model as its classes with their rates and server sets (names from a
         model file escaped: they are text)."""
-        from .latex import _math_name, set_latex
+        from .results import name_latex, set_display
         rows = " \\\\ ".join(
-            f"{_math_name(i)} & {sympy.latex(self.arrival_rates[i])} & "
-            f"{set_latex(self.compatibility[i])}" for i in self.classes)
-        servers = ", ".join(f"{_math_name(j)}{{:}}\\ {sympy.latex(r)}"
+            f"{name_latex(i)} & {sympy.latex(self.arrival_rates[i])} & "
+            f"{set_display(self.compatibility[i])}" for i in self.classes)
+        servers = ", ".join(f"{name_latex(j)}{{:}}\\ {sympy.latex(r)}"
                             for j, r in self.service_rates.items())
         return (f"$\\begin{{array}}{{lll}} \\text{{class}} & \\lambda & S \\\\ \\hline {rows}"
                 f"\\end{{array}} \\quad \\text{{servers: }} {servers}$")

@@ -33,8 +33,8 @@ from __future__ import annotations
 import html
 from typing import Any, Iterable, Mapping, Sequence
 
-__all__ = ["QuantityResult", "as_result", "Math", "math", "text_latex", "html_table",
-           "latex_table", "Displayed"]
+__all__ = ["QuantityResult", "as_result", "Math", "math", "text_latex", "name_latex",
+           "set_display", "html_table", "latex_table", "Displayed"]
 
 _LABELS = {"per_class": "class", "per_server": "server"}
 
@@ -58,10 +58,46 @@ def math(value: Any) -> Math:
         return Math(text_latex(value))
 
 
-def text_latex(text: Any) -> str:
-    r"""``text`` in LaTeX's ``\text{...}``, its special characters escaped."""
-    from .latex import escape
-    return "\\text{" + escape(text) + "}"
+#: characters that are not plain text in LaTeX, written in math mode (valid in LaTeX and in
+#: MathJax alike: MathJax shows the inside of ``\text{...}`` literally, so ``\text{a\_b}``
+#: would read ``a\_b`` in a notebook)
+_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+            "~": r"\sim ", "^": r"\hat{}", "\\": r"\backslash ", "<": "<", ">": ">", "|": "|"}
+
+
+def text_latex(text: Any, command: str = "text") -> str:
+    r"""``text`` as LaTeX math-mode material: its runs of plain characters in
+    ``\text{...}`` (or ``\textbf``...), each special character (``_``, ``&``, ``<``, ...) as its
+    math-mode symbol, so that pdflatex and MathJax both show the text as it is.
+
+    Examples
+    --------
+    >>> print(text_latex("a_b <c>"))
+    \text{a}\_\text{b }<\text{c}>
+    """
+    parts, run = [], []
+    for c in str(text):
+        if c in _SPECIAL:
+            if run:
+                parts.append(f"\\{command}{{{''.join(run)}}}")
+                run = []
+            parts.append(_SPECIAL[c])
+        else:
+            run.append(c)
+    if run or not parts:
+        parts.append(f"\\{command}{{{''.join(run)}}}")
+    return "".join(parts)
+
+
+def name_latex(name: Any) -> str:
+    """A class or server name in math mode: digits as they are, anything else as text."""
+    name = str(name)
+    return name if name.isdigit() else text_latex(name)
+
+
+def set_display(names: Iterable[Any]) -> str:
+    r"""A set of names in math mode, ``\{1, 2\}``, each name by :func:`name_latex`."""
+    return r"\{" + ", ".join(name_latex(n) for n in names) + r"\}"
 
 
 Cell = Any  # str (text), Math, None (empty), or anything else (shown as its str)
@@ -118,13 +154,8 @@ def latex_table(sections: Iterable[Section], title: str | None = None) -> str:
     body = " \\\\ ".join(lines)
     table = f"\\begin{{array}}{{{'l' * width}}} {body} \\end{{array}}"
     if title:
-        table = f"\\begin{{array}}{{l}} \\textbf{{{_escape(title)}}} \\\\ {table} \\end{{array}}"
+        table = f"\\begin{{array}}{{l}} {text_latex(title, 'textbf')} \\\\ {table} \\end{{array}}"
     return f"${table}$"
-
-
-def _escape(text: str) -> str:
-    from .latex import escape
-    return escape(text)
 
 
 class Displayed:

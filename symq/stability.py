@@ -38,7 +38,7 @@ import sympy
 from .errors import ModelError, UnstableModelError
 from .exact import to_fraction
 from .model import Model
-from .results import Displayed, Math, text_latex
+from .results import Displayed, Math, set_display, text_latex
 
 __all__ = ["StabilityReport", "StabilityConditions", "stability_report", "check_stability", "is_stable",
            "stability_conditions", "brute_force_stability_report", "check_union_conditions"]
@@ -68,10 +68,9 @@ class StabilityReport(Displayed):
         return sympy.StrictLessThan(self.load, self.capacity, evaluate=False)
 
     def _display(self) -> tuple[str, list]:
-        from .latex import set_latex
         rows = [("verdict", "stable" if self.stable else "unstable"),
-                ("tightest class set", Math("A = " + set_latex(self.classes))),
-                ("its servers", Math("S(A) = " + set_latex(self.servers))),
+                ("tightest class set", Math("A = " + set_display(self.classes))),
+                ("its servers", Math("S(A) = " + set_display(self.servers))),
                 ("load", Math("\\lambda(A) = " + sympy.latex(self.load))),
                 ("capacity", Math("\\mu(S(A)) = " + sympy.latex(self.capacity))),
                 ("margin", Math("\\mu(S(A)) - \\lambda(A) = " + sympy.latex(self.margin)))]
@@ -315,10 +314,9 @@ class StabilityConditions(list):
                                      evaluate=False) for a, b in self]
 
     def _repr_latex_(self) -> str:
-        from .latex import set_latex
         if self.model is None or not self:
             return f"${text_latex('no conditions' if not self else list(self))}$"
-        rows = [f"{sympy.latex(r.lhs)} &< {sympy.latex(r.rhs)} && A = {set_latex(a)}"
+        rows = [f"{sympy.latex(r.lhs)} &< {sympy.latex(r.rhs)} && A = {set_display(a)}"
                 for r, (a, _) in zip(self.relations(), self)]
         return "$\\displaystyle \\begin{aligned} " + " \\\\ ".join(rows) + " \\end{aligned}$"
 

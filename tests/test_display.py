@@ -142,8 +142,8 @@ def test_helper_escapes_text_and_math():
     assert html_rows(text) == [("<th>", "b"), (SCRIPT, "a < b")]
     latex = latex_table([(None, [("a&b_%$#{}~^\\", Math("x"))])], title="50%")
     check_latex(latex)
-    assert r"\text{a\&b\_\%\$\#\{\}\textasciitilde{}\textasciicircum{}\textbackslash{}}" in latex
-    assert r"\textbf{50\%}" in latex
+    assert r"\text{a}\&\text{b}\_\%\$\#\{\}\sim \hat{}\backslash " in latex
+    assert r"\textbf{50}\%" in latex
 
 
 def test_quantity_result_rows(hostile):
@@ -208,7 +208,9 @@ def test_stability_conditions_are_relations_and_an_aligned_list(hostile):
     assert isinstance(r1, sympy.StrictLessThan) and bool(r2.doit()) is True
     hostile_latex = symq.stability_conditions(hostile)._repr_latex_()
     check_latex(hostile_latex)
-    assert r"\text{<script>alert(1)</script>}" in hostile_latex  # text in math, not markup
+    # text in math, not markup; no LaTeX special character inside \text (MathJax shows it as is)
+    assert r"<\text{script}>\text{alert(1)}<\text{/script}>" in hostile_latex
+    assert not re.search(r"\\text\{[^}]*[_&%#<>]", hostile_latex)
 
 
 def test_stability_report_rows():
@@ -353,8 +355,25 @@ def test_the_markup_checks_catch_broken_markup():
 # ------------------------------------------------------------------------------ pdflatex
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
 def test_latex_displays_compile(tmp_path, failing_report, hostile):
-    from symq.compensation import solve, symmetric_jsq
+    from symq.compensation import sed, solve, symmetric_jsq
+    from symq.response_time import response_time_law
+    from symq.sweep import SweepSummary, Verdict
+    from symq.uninformed import stationary_law, uninformed_queue
+    n = symq.model("n").substitute({"lambda_1": "1/2", "lambda_2": "1/3", "mu_1": "1",
+                                    "mu_2": "1"})
+    queue = uninformed_queue(2, arrival_rate=1, service_rates=[2, 1])
+    summary = SweepSummary("x_<y>", "random:3", graphs=1, failed=1, records=[
+        {"graph": "{1}", "status": "fail", "samples": [{"index": 0, "status": "fail",
+                                                        "parameters": {"mu_1": "1/2"}}]}])
     shown = {
+        "stability": symq.stability_report(n),
+        "routing": sed(2, "1/2", "9/10"),
+        "jlw": symq.simulate_jlw(n, horizon=10),
+        "queue": queue,
+        "law": stationary_law(queue, 1),
+        "sweep": summary,
+        "verdict": Verdict(True, {"a_b": sympy.Rational(1, 2), "t": SCRIPT}),
+        "response": response_time_law(n, "1", "alis"),
         "quantity": symq.mean_number(symq.model("n")),
         "verify": failing_report,
         "conditions": symq.stability_conditions(hostile),

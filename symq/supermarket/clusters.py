@@ -19,7 +19,7 @@ import sympy
 
 from ..errors import ModelError
 from ..model import Model
-from ..results import Displayed, Math, math
+from ..results import Displayed, Math, math, name_latex, set_display
 from .signs import holds_for_all_positive
 
 __all__ = ["Cluster", "Decomposition", "decomposition_latex"]
@@ -123,14 +123,14 @@ class Decomposition(Displayed):
 
     def _display(self) -> tuple[str, list]:
         """Title and table sections for Jupyter (:class:`symq.results.Displayed`)."""
-        clusters = [(str(k), Math(_set_latex(c.stations)), math(c.drift),
-                     Math(_set_latex(c.streams)), "" if c.bonded is None else str(c.bonded))
+        clusters = [(str(k), Math(set_display(c.stations)), math(c.drift),
+                     Math(set_display(c.streams)), "" if c.bonded is None else str(c.bonded))
                     for k, c in enumerate(self.clusters, start=1)]
         verdict = {True: "stable under JLW", False: "unstable",
                    None: "stable iff V_1 < 0 (depends on the values)"}[self.stable]
         rows = [("stability", verdict),
                 ("stability condition", Math(f"V_1 = {sympy.latex(self.top_drift)} < 0")),
-                ("weights", Math(",\\ ".join(f"w_{{{_name_latex(j)}}} = {sympy.latex(w)}"
+                ("weights", Math(",\\ ".join(f"w_{{{name_latex(j)}}} = {sympy.latex(w)}"
                                               for j, w in self.weights.items())))]
         rows += [("validity", Math(f"{sympy.latex(c)} \\ge 0")) for c in self.conditions]
         rows.append(("method", self.method))

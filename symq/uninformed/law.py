@@ -236,9 +236,9 @@ class StationaryLaw(QuantityResult):
     state, labelled $(B, q)$ by its busy set $B$ and queue length $q$."""
 
     def _key_label(self, key: Any) -> Any:
-        from ..latex import set_latex
+        from ..results import set_display
         busy, length = key
-        return Math(f"({set_latex(sorted(busy))}, {length})")
+        return Math(f"({set_display(sorted(busy))}, {length})")
 
 
 def stationary_law(queue: UninformedQueue, max_queue: int = 0) -> dict[State, sympy.Expr]:
