@@ -19,7 +19,12 @@ ALIS/RAIS certified rows run the fixed-point floor/ceil kernels of
 symq/normalization/interval_noncollaborative.py (one route for both disciplines: canonical RAIS
 equals ALIS in these quantities); their exact rows run each discipline's own exact DP.
 
-Run: ``python benchmarks/certified_bench.py [--limit 120] [--quick] [--only ALIS]``
+Routes per row: ``plain`` (memoized recursion), ``exact`` (today's exact subset DP in
+rationals), ``arb`` (the DP on arb balls; collaborative series only) and ``certified`` (what
+``certified_values`` runs: for collaborative models the fixed-point floor/ceil kernels of
+symq/normalization/interval_collaborative.py, mean numbers by their adjoint pass).
+
+Run: ``python benchmarks/certified_bench.py [--limit 120] [--quick] [--only ALIS] [--profile 24]``
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import multiprocessing
+import os
 import resource
 import sys
 import time
@@ -108,13 +114,16 @@ def route(kind: str, model: Model, discipline: str):
     """Run one route; returns (seconds, {name: exact Fraction or certified string}, note)."""
     start = time.perf_counter()
     note = ""
-    if kind == "certified":
+    if kind in ("certified", "arb"):  # arb: the ball route, kept for the comparison
         per_class = discipline.endswith("means")
         disc = discipline.split()[0]
-        out, bits = certified_values(model, disc, per_class, DIGITS, idle=False)
+        out, bits = certified_values(model, disc, per_class, DIGITS, idle=False,
+                                     kernels=kind == "certified")
         result = {"empty": out["empty"].text} if not per_class else \
             {c: b.text for c, b in out["L"].items()}
         note = f"{bits} bits"
+        if kind == "certified" and disc == "collaborative":
+            note += ", fixed-point interval kernels"
     elif kind == "exact":
         per_class = discipline.endswith("means")
         disc = discipline.split()[0]
@@ -184,7 +193,11 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", default="", help="run the series whose label contains this "
                         "text (for example ALIS, RAIS, collaborative)")
+    parser.add_argument("--profile", type=int, default=0, metavar="M",
+                        help="also print a short cProfile of certified collaborative pi(0) at M")
     args = parser.parse_args(argv)
+    print(f"load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())} "
+          f"({os.cpu_count()} cores)")
     print(f"certified digits benchmark: {DIGITS} digits, seed {args.seed}, limit "
           f"{args.limit:.0f} s per route; times in seconds, ratio = plain / route")
     exact_target = None
@@ -198,7 +211,9 @@ def main(argv=None) -> int:
             model = random_graph(m_size, args.seed)
             u = len(unions(SubsetGraph(model).masks))
             rows = {}
-            for kind in ("plain", "exact", "certified"):
+            kinds = ("plain", "exact", "arb", "certified") if discipline.startswith(
+                "collaborative") else ("plain", "exact", "certified")
+            for kind in kinds:
                 if kind in skip:
                     print(f"{m_size:>3} {u:>8} {kind:>10} {'-':>9} {'':>7} {'':>7}  skipped: "
                           f"{skip[kind]}")
@@ -228,14 +243,32 @@ def main(argv=None) -> int:
             if discipline == "collaborative means" and m_size == 20:
                 exact_target = rows.get("exact", (None,))[0]
     print("\n## exact rationals (--exact): collaborative mean numbers at M=20, target < 10 s")
-    print(f"   {exact_target:.2f} s" if exact_target is not None else "   not measured (skipped)")
+    print(f"   {exact_target:.2f} s: {'met' if exact_target < 10 else 'MISSED'}"
+          if exact_target is not None else "   not measured (skipped)")
+    if args.profile:
+        _profile(args.profile, args.seed)
     print("\n## LINE comparison")
     try:
         import line_solver  # noqa: F401
         print("   line-solver is installed but the comparison is not written yet")
     except ImportError:
         print("   skipped: LINE (pip package line-solver) is not installed here")
+    print(f"\nload average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     return 0
+
+
+def _profile(m_size: int, seed: int) -> None:
+    """Where the time of certified collaborative pi(0) goes (cProfile, top functions)."""
+    import cProfile
+    import pstats
+
+    model = random_graph(m_size, seed)
+    print(f"\n## cProfile: certified collaborative pi(0), {DIGITS} digits, M={m_size}")
+    profiler = cProfile.Profile()
+    profiler.enable()
+    certified_values(model, "collaborative", False, DIGITS, idle=False)
+    profiler.disable()
+    pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(8)
 
 
 if __name__ == "__main__":

@@ -310,7 +310,7 @@ def _certified_intervals(model: Model, per_class: bool, digits: int, idle: bool,
 
 def certified_values(model: Model, discipline: str, per_class: bool, digits: int,
                      method: str = "auto", max_bits: int | None = None,
-                     start_bits: int | None = None, idle: bool = True
+                     start_bits: int | None = None, idle: bool = True, kernels: bool = True
                      ) -> tuple[dict[str, Any], int]:
     r"""The values of :func:`symq.normalization.entry.values` as :class:`Ball` objects, each
     with ``digits`` certified digits, and the working precision (bits) that certified them.
@@ -331,6 +331,10 @@ def certified_values(model: Model, discipline: str, per_class: bool, digits: int
         First working precision (default from ``digits`` and the size of the model).
     idle : bool
         Also the idle probabilities (``"idle"`` is ``None`` otherwise).
+    kernels : bool
+        Collaborative models with rational rates run on the fixed-point interval kernels of
+        :mod:`symq.normalization.interval_collaborative` (floor and ceil runs of the same integer
+        DP, mean numbers by its adjoint); ``False`` keeps the ball route (for comparisons).
 
     Returns
     -------
@@ -359,7 +363,7 @@ def certified_values(model: Model, discipline: str, per_class: bool, digits: int
         raise UnsupportedError("certified digits need python-flint; use exact rationals")
     if not model.is_numeric:
         raise UnsupportedError("certified digits need numeric rates: set every symbol")
-    if _interval_route(model, discipline, method):
+    if kernels and _interval_route(model, discipline, method):
         return _certified_intervals(model, per_class, digits, idle, method, start_bits, max_bits,
                                     discipline)
     flint = flint_module()
