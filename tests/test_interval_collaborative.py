@@ -12,7 +12,6 @@ against the exact rationals of the same model.
 * must fail: a perturbed slack, a wrong rounding direction and a too-small precision are caught.
 """
 
-import random
 from fractions import Fraction
 
 import pytest
@@ -30,6 +29,7 @@ from symq.normalization.interval_collaborative import (_forward, adjoint_mean_nu
 from symq.normalization.subsets import SubsetGraph
 from symq.numeric import round_fraction
 
+from routes import random_stable_model
 from strategies import models
 
 pytest.importorskip("numpy")
@@ -39,21 +39,8 @@ DIGITS = 50
 
 
 def random_graph(servers, seed, load=Fraction(3, 4)):
-    """As benchmarks/certified_bench.py: M classes on 2-4 servers each (rates scaled to stable)."""
-    rng = random.Random(seed)
-    names = [str(j) for j in range(1, servers + 1)]
-    compatibility = {str(c): sorted(rng.sample(names, rng.randint(2, min(4, servers))), key=int)
-                     for c in range(1, servers + 1)}
-    for s in names:
-        if not any(s in v for v in compatibility.values()):
-            compatibility[str(rng.randint(1, servers))].append(s)
-    mu = {s: Fraction(rng.randint(2, 6), 4) for s in names}
-    lam = {c: Fraction(rng.randint(1, 5), 10) for c in compatibility}
-    model = Model(compatibility=compatibility, arrival_rates=lam, service_rates=mu)
-    while not symq.is_stable(model):
-        lam = {c: v * load for c, v in lam.items()}
-        model = Model(compatibility=compatibility, arrival_rates=lam, service_rates=mu)
-    return model
+    """The seeded random graphs of benchmarks/certified_bench.py (M classes on 2-4 servers)."""
+    return random_stable_model(servers, seed, load=load)
 
 
 def frac(v):
