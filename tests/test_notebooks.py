@@ -38,6 +38,11 @@ def test_notebook_runs(path):
         assert any("text/latex" in k and "text/html" in k for k in kinds)
         assert any("image/png" in k for k in kinds)
         assert "(True, 17, 77)" in text
+        # a verify report shows as a table, stability conditions as an aligned list of relations
+        html = [str(out.get("data", {}).get("text/html", "")) for out in outputs]
+        latex = [str(out.get("data", {}).get("text/latex", "")) for out in outputs]
+        assert any("<caption>balance check</caption>" in h and "FAILED" in h for h in html)
+        assert any(t.startswith("$\\displaystyle \\begin{aligned}") and "&<" in t for t in latex)
     if path.stem == "theorem-sweep":
         assert "(10, 10, 0, 0)" in text          # every graph passes the theorem
         assert "(True, False)" in text            # and the wrong closed form is caught
