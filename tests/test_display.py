@@ -390,3 +390,63 @@ def test_latex_displays_compile(tmp_path, failing_report, hostile):
                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout[-3000:]
     assert (tmp_path / "d.pdf").exists()
+
+
+# ------------------------------------------------------------------------------ the public API
+def _public_calls(tmp_path):
+    """One small call of each public function of ``symq`` (``symq.__all__``)."""
+    from symq.compensation import symmetric_jsq
+    path = tmp_path / "m.toml"
+    path.write_text(HOSTILE)
+    n = symq.model("n")
+    numeric = symq.example_model("n")
+    return {
+        "model": lambda: n, "example_model": lambda: numeric, "load": lambda: symq.load(path),
+        "loads": lambda: symq.loads(HOSTILE),
+        "empty_probability": lambda: symq.empty_probability(n),
+        "normalizing_constant": lambda: symq.normalizing_constant(n),
+        "server_idle_probability": lambda: symq.server_idle_probability(n),
+        "mean_number": lambda: symq.mean_number(numeric, discipline="alis"),
+        "mean_response_time": lambda: symq.mean_response_time(numeric),
+        "derive": lambda: symq.derive(numeric, "mean-number", "rais"),
+        "evaluate": lambda: symq.evaluate(symq.mean_number(numeric), digits=10),
+        "verify": lambda: symq.verify(n, max_jobs=1),
+        "nested_empty_probability": lambda: symq.nested_empty_probability(n),
+        "stability_conditions": lambda: symq.stability_conditions(n),
+        "stability_report": lambda: symq.stability_report(numeric),
+        "decompose": lambda: symq.decompose(numeric),
+        "drift_rates": lambda: symq.drift_rates(n, {"1": {"1": 1}, "2": {"2": 1}}),
+        "simulate_jlw": lambda: symq.simulate_jlw(numeric, horizon=5),
+        "compensation_solve": lambda: symq.compensation_solve(symmetric_jsq("1/2"), digits=6),
+        "symmetric_jsq": lambda: symq.symmetric_jsq("1/2"),
+        "asymmetric_jsq": lambda: symq.asymmetric_jsq("1", "1", "2"),
+        "sed": lambda: symq.sed(2, "1/2", "1/2"),
+    }
+
+
+#: public functions whose result is a plain Python value (a terminal and Jupyter show it alike)
+PLAIN = {"builtin_names": list, "is_nested": bool, "is_stable": bool, "check_stability": type(None)}
+#: public functions whose result has no notebook display of symq's, and why
+NOT_COVERED = {"nesting_tree": "a networkx DiGraph: the graph library's own type"}
+
+
+def test_every_public_result_displays(tmp_path):
+    import inspect
+    functions = {name for name in symq.__all__ if not inspect.isclass(getattr(symq, name))}
+    calls = _public_calls(tmp_path)
+    missing = functions - set(calls) - set(PLAIN) - set(NOT_COVERED)
+    assert not missing, f"public functions without a display case here: {sorted(missing)}"
+    for name, call in calls.items():
+        result = call()
+        if isinstance(result, sympy.Basic):
+            continue  # sympy displays it
+        has_html, has_latex = hasattr(result, "_repr_html_"), hasattr(result, "_repr_latex_")
+        assert has_html or has_latex, f"{name} returns a {type(result).__name__} with no display"
+        check_display(result, latex=has_latex, html=has_html)
+    for name, kind in PLAIN.items():
+        assert name in functions
+    assert isinstance(symq.is_stable(symq.example_model("n")), PLAIN["is_stable"])
+    classes = [getattr(symq, name) for name in symq.__all__ if inspect.isclass(getattr(symq, name))
+               and not issubclass(getattr(symq, name), Exception)]
+    for cls in classes:
+        assert hasattr(cls, "_repr_latex_") or hasattr(cls, "_repr_html_"), cls
