@@ -8,9 +8,9 @@ Run::
    max-flow decomposition (``symq.supermarket.decompose``) and the stage-wise enumeration of
    station subsets (``brute_force_decomposition``), checks that clusters and drifts are exactly
    equal, and prints the ratio brute-force time / max-flow time.
-2. N = 200 stations with 300 random neighbourhoods (the setting of notes/supermarket.md section 8),
+2. N = 200 stations with 300 random neighbourhoods (the scale quoted in docs/supermarket.md),
    unweighted and with random rational weights: times the decomposition, certifies every output
-   with the linear-time certificate (note 3.5, the second route where brute force, 2^200 subsets,
+   with the linear-time certificate (docs/theory-supermarket.md §3.5, the second route where brute force, 2^200 subsets,
    is impossible) and prints the number of clusters. The brute force is extrapolated from its
    measured cost per subset and printed as an order of magnitude.
 """

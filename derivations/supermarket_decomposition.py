@@ -1,7 +1,7 @@
 """Dynamics of the supermarket model: the hierarchical minimax decomposition (eq. 1.2) and its
 characterisation by cluster averages.
 
-Computes the clusters C_k and drifts V_k of the worked examples of ``notes/supermarket.md`` by the
+Computes the clusters C_k and drifts V_k of the worked examples of ``docs/supermarket.md`` by the
 flow-based decomposition (parametric max-flow on exact rationals), cross-checks them with brute
 force over all station subsets, certifies them, and checks that a seeded JLW simulation of the
 unreflected walk grows at rate V_k on C_k. The source's weighted averaging, |D|^{-1} sum w_j V_j,

@@ -2,7 +2,7 @@
 
 sum over the orders s of the idle servers of pi^ALIS'(s, b, n) = pi^RAIS'(b, n), for every ordered
 busy vector b and queue lengths n; the activation rates of RAIS are forced by the assignment
-condition (notes/rais-and-aggregation.md Theorem 1), so this holds for every valid RAIS routing.
+condition (docs/theory-subset-dp.md §1.2), so this holds for every valid RAIS routing.
 
 Routes:
 

@@ -1,7 +1,7 @@
 """Gardner and Righter (2020), Theorem 3.10: noncollaborative FCFS-RAIS on the z-state.
 
 With activation rates satisfying the assignment condition (the canonical routing of
-notes/rais-and-aggregation.md, symbolic in the lambdas), checks
+docs/theory-subset-dp.md §1.3, symbolic in the lambdas), checks
 pi(z) = pi(0) prod_i lambda_{z_i}(z_i)/mu(z_i) on every state with at most 4 jobs, on N, W,
 ring:3 and redundancy:3:2; uniform routing (which breaks the condition in N and W) must fail.
 

@@ -6,7 +6,7 @@ servers (``s_1`` idle longest), $r(X)=\mu(X)-\lambda(R(X))$, $\alpha(X)=\lambda(
 $L(I)=\lambda(C(I))$.
 
 * :func:`rais_busy_weight` -- $\Phi(B)=\widetilde W(\mathcal M\setminus B)/\widetilde W(\mathcal M)$,
-  the product of activation rates, the same for every valid RAIS routing (note Theorem 1).
+  the product of activation rates, the same for every valid RAIS routing (docs/theory-subset-dp.md §1.2).
 * :func:`rais_partial_law` -- Thm 5.1 (correct as printed):
   $\pi'(\vec b,\vec n)=\pi(\emptyset)\Phi(B)\prod_j\alpha(B_j)^{n_j}/\mu(B_j)$.
 * :func:`alis_partial_law` -- Thm 5.2 in the corrected form of theory-subset-dp §4.2 (the printed form
@@ -81,7 +81,7 @@ class _Sets:
 def _idle_weight_tilde(sets: _Sets):
     @lru_cache(maxsize=None)
     def tilde(idle: frozenset) -> sympy.Expr:
-        # note (1): W~(I) = (1/L(I)) sum_s W~(I \ s)
+        # theory-subset-dp §1.2: W~(I) = (1/L(I)) sum_s W~(I \ s)
         if not idle:
             return sympy.Integer(1)
         return sympy.cancel(_sum(tilde(idle - {s}) for s in idle) / sets.arrivals(idle))
@@ -90,7 +90,7 @@ def _idle_weight_tilde(sets: _Sets):
 
 def rais_busy_weight(model: Model, busy: Iterable[str]) -> sympy.Expr:
     r"""$\Phi(B)=\prod_j\lambda^a_{b_j}(B_{j-1})=\widetilde W(\mathcal M\setminus B)/\widetilde
-    W(\mathcal M)$ (note Theorem 1: forced for every valid RAIS routing)."""
+    W(\mathcal M)$ (theory-subset-dp §1.2: forced for every valid RAIS routing)."""
     sets = _Sets(model)
     tilde = _idle_weight_tilde(sets)
     busy = frozenset(busy)
@@ -99,8 +99,8 @@ def rais_busy_weight(model: Model, busy: Iterable[str]) -> sympy.Expr:
 
 @lru_cache(maxsize=4096)
 def canonical_assignment(model: Model, job_class: str, idle: frozenset) -> dict[str, sympy.Expr]:
-    r"""The canonical RAIS routing (note (3)): an arriving ``job_class`` job goes to the server
-    that would be the longest idle one under ALIS, the idle order $\omega$ of ``idle`` drawn with
+    r"""The canonical RAIS routing (theory-subset-dp §1.3): an arriving ``job_class`` job goes to
+    the server that would be the longest idle one under ALIS, the idle order $\omega$ of ``idle`` drawn with
     probability $\prod_j L(\omega_1..\omega_j)^{-1}/\widetilde W(I)$ (Thm 3.9's conditional law).
     Enumerates the orders of ``idle`` (small idle sets); the signature fits
     :func:`symq.ctmc.random_assignment_transitions`."""
@@ -144,7 +144,7 @@ def rais_partial_law(model: Model, busy_order: Sequence[str], queue: Sequence[in
 
 def alis_partial_law(model: Model, idle_order: Sequence[str], busy_order: Sequence[str],
                      queue: Sequence[int], normalized: bool = True) -> sympy.Expr:
-    r"""Corrected Thm 5.2, note (6):
+    r"""Corrected Thm 5.2, theory-subset-dp §4.2:
     $\pi^{\rm ALIS}{}'(\vec s,\vec b,\vec n)=\pi(\emptyset,\emptyset)\prod_j\frac{\mu_{b_j}}{\mu(B_j)}
     \alpha(B_j)^{n_j}\prod_j\frac{\mu_{s_j}}{L(s_1..s_j)}$, $s_1$ idle longest.
 
@@ -208,8 +208,8 @@ def collaborative_partial_law(model: Model, classes: Sequence[str], queue: Seque
 
 # ---------------------------------------------------------------------------- waiting times
 def busy_order_probability(model: Model) -> dict[tuple[str, ...], sympy.Expr]:
-    r"""$P(\vec b)=\pi(\emptyset)\Phi(B)\prod_j1/r(B_j)$ for every ordered busy vector (note (5));
-    the same under ALIS and every valid RAIS. Enumerates the $\sum_l M!/(M-l)!$ vectors: small
+    r"""$P(\vec b)=\pi(\emptyset)\Phi(B)\prod_j1/r(B_j)$ for every ordered busy vector
+    (theory-subset-dp §4.1); the same under ALIS and every valid RAIS. Enumerates the $\sum_l M!/(M-l)!$ vectors: small
     models only."""
     sets = _Sets(model)
     tilde = _idle_weight_tilde(sets)
@@ -244,7 +244,8 @@ def printed_conditional_waiting_time(model: Model, job_class: str,
 
 
 def waiting_time_law(model: Model, job_class: str) -> ExponentialMixture:
-    r"""Queueing time of ``job_class`` under ALIS or any valid RAIS (Thm 5.4 corrected, note (7)):
+    r"""Queueing time of ``job_class`` under ALIS or any valid RAIS (Thm 5.4 corrected,
+    theory-subset-dp §4.4):
     $W_i\sim\sum_{\vec b}P(\vec b)\,\bigl(\sum_{j\ge f}\mathrm{Exp}(r(B_j))\bigr)$."""
     if job_class not in model.compatibility:
         raise ModelError(f"unknown class {job_class!r}; classes: {', '.join(model.classes)}")
@@ -325,8 +326,8 @@ def response_time_applies(model: Model, discipline: str) -> bool:
 def response_time_law(model: Model, job_class: str,
                       discipline: str = "collaborative") -> ExponentialMixture:
     r"""Per-class response-time law: nested collaborative (Thm 4.5) or, under ALIS/RAIS, the
-    waiting-time mixture (note (7)) plus the independent $\mathrm{Exp}(\mu)$ service of a class
-    whose servers share the rate $\mu$ (Cor 4.8 generalised to any graph).
+    waiting-time mixture (theory-subset-dp §4.4) plus the independent $\mathrm{Exp}(\mu)$ service
+    of a class whose servers share the rate $\mu$ (Cor 4.8 generalised to any graph).
 
     Raises
     ------

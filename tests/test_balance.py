@@ -2,7 +2,7 @@
 
 Each wrong input below must make the verifier report ``ok: false`` and name a failing state:
 a product form with one factor changed, ALIS with the idle order reversed, and RAIS routings that
-break the assignment condition (notes/rais-and-aggregation.md, "Tests that must fail").
+break the assignment condition (docs/theory-subset-dp.md §1.1 and §1.4).
 """
 
 import pytest
@@ -84,7 +84,8 @@ def test_user_routing_as_callable_is_checked():
 
 
 def test_uniform_is_valid_for_pooled_classes():
-    """Prop 3 of the note: equal-or-disjoint server sets make uniform valid for all rates."""
+    """docs/theory-subset-dp.md §1.4: equal-or-disjoint server sets make uniform valid for all
+    rates."""
     assert assignment_condition_violation(symq.model("uninformed:3"),
                                           uniform_routing(symq.model("uninformed:3"))) is None
     assert verify(symq.model("uninformed:3"), "rais", max_jobs=4, routing="uniform").ok

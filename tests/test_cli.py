@@ -1,4 +1,4 @@
-"""The command line contract of INTERFACE.md for the foundation commands."""
+"""The command line contract of docs/cli.md and docs/json-schema.md for the foundation commands."""
 
 import json
 import subprocess

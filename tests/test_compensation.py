@@ -30,7 +30,8 @@ def _restore_precision():
 
 # ------------------------------------------------------------------ symbolic structure
 def test_kernels_are_the_notes_kernels():
-    """Derived from the balance equations, they equal note §3.3 (JSQ) and §4.3 (SED)."""
+    """Derived from the balance equations, they equal docs/theory-compensation.md §3.3 (JSQ)
+    and §4.3 (SED)."""
     alpha, b = sympy.symbols("alpha b")
     lam = sympy.Symbol("lambda", positive=True)
     mu1, mu2 = sympy.Symbol("mu_1", positive=True), sympy.Symbol("mu_2", positive=True)
@@ -174,7 +175,8 @@ def test_tail_sums_against_brute_force():
 
 # ------------------------------------------------------------------ whole solutions
 def test_symmetric_agrees_with_closed_form_chain():
-    """Hybrid tree (merged) against the Adan-Wessels-Zijm chain of note §2, 30 digits."""
+    """Hybrid tree (merged) against the Adan-Wessels-Zijm chain (docs/theory-compensation.md
+    §2), 30 digits."""
     for rho, chain_levels in ((Fraction(1, 2), 90), (Fraction(9, 10), 60)):
         r = solve(symmetric_jsq(rho), digits=32, states=[(0, 0), (2, 3), (7, 4)])
         with mpmath.workdps(45):
@@ -331,7 +333,8 @@ def test_pictures_are_written(tmp_path):
     from symq.compensation.pictures import levels_needed, write_pictures
     model = sed(2, "1/2", "1/2")
     needed = levels_needed(model, size=3, max_levels=3)
-    # far from the origin one level suffices; the origin needs the most (distance rule, note §4.10)
+    # far from the origin one level suffices; the origin needs the most (distance rule,
+    # docs/theory-compensation.md §4.10)
     assert needed[(3, 6)] <= needed[(0, 0)]
     paths = write_pictures(model, str(tmp_path), rhos=("1/2",), size=5)
     for path in paths.values():

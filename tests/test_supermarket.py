@@ -2,8 +2,9 @@
 
 Independent routes: the breakpoint search on exact max-flows (symq.supermarket.decompose) against
 stage-wise enumeration of station subsets (brute_force_decomposition), the certificate of
-notes/supermarket.md 3.5 on every output, the foundation's max-flow stability check for w = 1,
-and the worked examples of the note (section 6) and its weighted counterexample (3.9).
+docs/theory-supermarket.md §3.5 on every output, the foundation's max-flow stability check for
+w = 1, the worked examples (a) and (b) of docs/supermarket.md and the weighted counterexample of
+docs/theory-supermarket.md §3.9.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ R = sympy.Rational
 
 # ----------------------------------------------------------------------------- instances
 def example_a() -> Model:
-    """Note section 6 (a): stations 1..5, streams a..e."""
+    """Example (a) of docs/supermarket.md: stations 1..5, streams a..e."""
     return Model(compatibility={"a": ["1", "2"], "b": ["2", "3"], "c": ["3"], "d": ["4", "5"],
                                 "e": ["1", "5"]},
                  arrival_rates={"a": "3/2", "b": 1, "c": 2, "d": "1/2", "e": "1/4"},
@@ -39,7 +40,7 @@ def example_a() -> Model:
 
 
 def example_b() -> Model:
-    """Note section 6 (b)."""
+    """Example (b) of docs/supermarket.md."""
     return Model(compatibility={"a": ["1"], "b": ["1", "2"], "c": ["2", "3"], "d": ["3", "4"],
                                 "e": ["4"]},
                  arrival_rates={"a": 2, "b": 4, "c": "1/2", "d": "1/2", "e": "1/2"},
@@ -99,7 +100,7 @@ def test_example_b_weighted_and_not(weights, top, policy_b):
 
 
 def test_weighted_counterexample_uses_harmonic_weights():
-    """Note 3.9: the |D|-average of the source would give 1/2; the true value is 4/3."""
+    """docs/theory-supermarket.md §3.9: the |D|-average of the source would give 1/2; the true value is 4/3."""
     m = Model(compatibility={"a": ["1", "2"]}, arrival_rates={"a": 4},
               service_rates={"1": 1, "2": 1})
     d = decompose(m, {"2": 2})
@@ -161,7 +162,7 @@ def test_policy_achieves_every_drift_and_is_valid(instance):
 @given(supermarket_instances(max_stations=5), st.lists(rationals(12, 5), min_size=1, max_size=4),
        st.booleans())
 def test_parametric_identity(instance, levels, negative):
-    """Note 3.6: max_D [lambda(D) - mu(D) - v H(D)] = sum_k H(C_k) (V_k - v)^+ for every v."""
+    """docs/theory-supermarket.md §3.6: max_D [lambda(D) - mu(D) - v H(D)] = sum_k H(C_k) (V_k - v)^+ for every v."""
     model, weights = instance
     d = decompose(model, weights)
     w = parse_weights(model, weights)
@@ -258,7 +259,7 @@ def test_stability_agrees_with_foundation_max_flow(instance, reweighting):
     weights = {j: w for j, w in reweighting.items() if j in model.servers}
     reweighted = decompose(model, weights)
     assert reweighted.stable == d.stable
-    if d.top_drift == 0:  # note 5: C_1 does not depend on w when V_1 = 0
+    if d.top_drift == 0:  # theory-supermarket §5: C_1 does not depend on w when V_1 = 0
         assert reweighted.clusters[0].stations == d.clusters[0].stations
 
 

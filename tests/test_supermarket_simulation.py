@@ -22,7 +22,7 @@ from test_supermarket import example_a, example_b
 def test_cluster_rates_approach_drifts_example_a():
     r"""Cluster statistic Z_k = sum_{C_k} xi_j(T) / (T H(C_k)) within tolerance of V_k.
 
-    Tolerance (notes/supermarket.md section 9, checked there against 10^3..10^5 horizons):
+    Tolerance (the "Test tolerance" paragraph of docs/supermarket.md):
     after an O(1) transient only the streams T_k feed C_k, so sum_{C_k} xi_j(T) is a difference
     of independent Poisson counts, of variance T sum_{C_k}(a_j + mu_j) with a_j = mu_j + V_k/w_j.
     Hence sd(Z_k) = sigma_k / sqrt(T), sigma_k^2 = sum_{C_k}(2 mu_j + V_k/w_j) / H(C_k)^2, and the
@@ -53,7 +53,7 @@ def test_cluster_rates_approach_drifts_example_a():
 
 def test_weighted_bonded_clusters_per_station():
     r"""Example (b) with w = (1, 2, 1, 1): both clusters are bonded, so every station's weighted
-    rate w_j xi_j(T)/T is within the cluster tolerance of V_k (note 9: in a bonded cluster the
+    rate w_j xi_j(T)/T is within the cluster tolerance of V_k (in a bonded cluster the
     weighted queues stay O(1) apart, measured spread times T of 3.4 to 8.7, well inside the
     10/(T H) allowance). Drifts 2 and -1/4."""
     model = example_b()
@@ -71,7 +71,8 @@ def test_weighted_bonded_clusters_per_station():
 
 
 def test_simulation_detects_a_wrong_drift():
-    """The test can fail: the tolerance does not cover the |D|-average value of note 3.9."""
+    """The test can fail: the tolerance does not cover the |D|-average value of docs/theory-supermarket.md
+    §3.9."""
     model = Model(compatibility={"a": ["1", "2"]}, arrival_rates={"a": 4},
                   service_rates={"1": 1, "2": 1})
     d = decompose(model, {"2": 2})

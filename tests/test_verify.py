@@ -1,4 +1,4 @@
-"""``symq verify``: the done-when runs of issue 3 and the JSON contract of INTERFACE.md."""
+"""``symq verify``: the product-form checks and the JSON contract of docs/json-schema.md."""
 
 import json
 
