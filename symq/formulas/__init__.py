@@ -45,7 +45,7 @@ import sympy
 
 from ..errors import ModelError
 from ..model import Model
-from .arith import RationalFunctions, at_point, evaluate_definitions, to_sympy, to_text
+from .arith import FactoredFunctions, at_point, evaluate_definitions, to_sympy, to_text
 from .build import Definition, Term, build
 from .render import align_block, definition_latex, definition_text, long_denominator
 
@@ -144,9 +144,9 @@ class Structured:
             out = _reshape(self.shape, lambda n: sympy.Rational(env[n].numerator,
                                                                 env[n].denominator))
         else:
-            field = RationalFunctions(symbols)
+            field = FactoredFunctions(symbols)
             env = evaluate_definitions(self.definitions, field.leaf, field.number)
-            out = _reshape(self.shape, lambda n: env[n])
+            out = _reshape(self.shape, lambda n: field.finish(env[n]))
         self._expanded = out
         return out
 

@@ -9,6 +9,8 @@ operation costs one or two multivariate gcds.
 
 from __future__ import annotations
 
+import math
+import random
 from fractions import Fraction
 from typing import Any, Mapping
 
@@ -17,7 +19,8 @@ import sympy
 from ..errors import UnsupportedError
 from .build import Definition
 
-__all__ = ["evaluate_definitions", "at_point", "RationalFunctions", "to_sympy", "to_text"]
+__all__ = ["evaluate_definitions", "at_point", "RationalFunctions", "FactoredFunctions", "to_sympy",
+           "to_text"]
 
 
 def _walk(expr: sympy.Expr, leaf, number, cache: dict) -> Any:
@@ -174,7 +177,7 @@ class RationalFunctions:
 class RF:
     """One cancelled rational function (denominator with a positive leading coefficient)."""
 
-    __slots__ = ("field", "num", "den")
+    __slots__ = ("field", "num", "den", "den_factors")
 
     def __init__(self, field: RationalFunctions, num, den, reduce: bool = True) -> None:
         self.field = field
@@ -188,6 +191,7 @@ class RF:
             if den.leading_coefficient() < 0:
                 num, den = -num, -den
         self.num, self.den = num, den
+        self.den_factors = None  # (q, [(factor, exponent)]) when known (FactoredFunctions)
 
     def __add__(self, other: "RF") -> "RF":
         if self.den == other.den:
@@ -228,6 +232,346 @@ class RF:
         return self
 
 
+# ------------------------------------------------------------------ factored denominators
+class FactoredFunctions(RationalFunctions):
+    r"""Rational functions kept as ``num / (q * prod f_i^{e_i})``: a numerator polynomial, a
+    positive integer ``q`` and exponents of *known* irreducible factors $f_i$ (primitive, with
+    a positive leading coefficient), kept in one table for the whole computation.
+
+    The denominators of the structured definitions are slacks $r(X)$, arrival-rate sums
+    $\Lambda_I$ (linear, hence irreducible once their integer content is removed) and the
+    numerators of earlier values (normalizing constants), factored once by flint when they are
+    first divided by. So cancellation never needs a multivariate gcd: a factor $f$ of the
+    denominator divides the numerator only if $f(p)$ divides the numerator's value at a fixed
+    integer point $p$ (every value carries that integer along), and only then is the exact
+    division done (which fails if it does not divide). The test is exact, never probabilistic:
+    a value $f(p)\nmid N(p)$ proves $f\nmid N$ (Gauss: $N=fg$ with $g$ integral gives
+    $N(p)=f(p)g(p)$), and a division either succeeds or raises.
+
+    Every stored value is cancelled: no factor of its denominator divides its numerator
+    (the integer content is cancelled at the end, by :meth:`finish`). When two values with
+    different exponents of $f$ are added, $f$ cannot divide the sum's numerator, so only
+    the factors with equal exponents on both sides are tested.
+
+    Running time: one polynomial product per term (as any route), one integer test per
+    candidate factor, one exact division per factor that really cancels; flint factors each
+    polynomial divided by once (the normalizing constants: the largest cost of the 4-server
+    models after the products).
+    """
+
+    def __init__(self, symbols: list[sympy.Symbol], seed: int = 14) -> None:
+        super().__init__(symbols)
+        rng = random.Random(seed)
+        n = self.ctx.nvars()
+        self.point = tuple(rng.randrange(1 << 40, 1 << 41) for _ in range(n))
+        self._line_ctx = self.flint.fmpz_mpoly_ctx.get(("t",), "lex")
+        t = self._line_ctx.gens()[0]
+        self._line = [self._line_ctx.from_dict({(0,): rng.randrange(1, 1 << 16)})
+                      + rng.randrange(1, 1 << 16) * t for _ in range(n)]
+        self._point_fmpz = [self.flint.fmpz(v) for v in self.point]
+        self.factors: list = []      # the known irreducible factors
+        self.values: list[int] = []  # each factor at the point
+        self._index: dict[str, int] = {}
+        self._split: dict[int, tuple] = {}
+        self.composite: set[int] = set()  # factors not known to be irreducible
+        self.factor_terms = 2000           # larger polynomials are not factored
+        self._pow: dict[tuple[int, int], Any] = {}
+        self.one_poly = self.ctx.from_dict({(0,) * n: 1})
+        self.zero_poly = self.ctx.from_dict({})
+
+    # ------------------------------------------------------------------ factors
+    def at(self, p) -> int:
+        """``p`` at the fixed integer point."""
+        return int(p(*self._point_fmpz)) if not p.is_constant() else int(p.leading_coefficient()) if not p.is_zero() else 0
+
+    def _register(self, f) -> int:
+        key = str(f)
+        i = self._index.get(key)
+        if i is None:
+            i = len(self.factors)
+            self.factors.append(f)
+            self.values.append(self.at(f))
+            self._index[key] = i
+        return i
+
+    def split(self, p) -> tuple[int, dict[int, int]]:
+        """``p = c * prod f_i^{e_i}`` over known (registered) irreducible factors."""
+        cached = self._split.get(id(p))
+        if cached is not None and cached[0] is p:
+            return cached[1]
+        if p.is_constant():
+            out = (int(p.leading_coefficient()), {})
+        elif p.total_degree() == 1:
+            c = int(p.content())
+            f = p / c if c != 1 else p
+            if f.leading_coefficient() < 0:
+                f, c = -f, -c
+            out = (c, {self._register(f): 1})
+        elif len(p) > self.factor_terms:
+            out = self._composite(p)
+        else:
+            content, parts = p.factor()
+            c = int(content)
+            den: dict[int, int] = {}
+            for f, e in parts:
+                e = int(e)
+                if f.leading_coefficient() < 0:
+                    f = -f
+                    c = -c if e % 2 else c
+                i = self._register(f)
+                den[i] = den.get(i, 0) + e
+            out = (c, den)
+        self._split[id(p)] = (p, out)
+        return out
+
+    def _composite(self, p) -> tuple[int, dict[int, int]]:
+        """A large polynomial kept unfactored (flint's factoring of a 10^5-term polynomial
+        takes minutes): the registered factors that divide it are split off, and the rest
+        is registered as one *composite* factor, whose coprimality with the numerator is
+        checked at the end (:meth:`finish`)."""
+        c = int(p.content())
+        if c != 1:
+            p = p / c
+        if p.leading_coefficient() < 0:
+            p, c = -p, -c
+        den: dict[int, int] = {}
+        ev = self.at(p)
+        for i in range(len(self.factors)):
+            while True:
+                got = _div_exact(self, p, ev, i)
+                if got is None:
+                    break
+                p, ev = got
+                den[i] = den.get(i, 0) + 1
+        if not p.is_constant():
+            i = self._register(p)
+            self.composite.add(i)
+            den[i] = den.get(i, 0) + 1
+        return c, den
+
+    def power(self, i: int, e: int):
+        key = (i, e)
+        if key not in self._pow:
+            self._pow[key] = self.factors[i] ** e
+        return self._pow[key]
+
+    def product(self, den: Mapping[int, int]):
+        """``prod f_i^{e_i}`` multiplied out (small factors first)."""
+        out = self.one_poly
+        for i in sorted(den, key=lambda i: len(self.factors[i])):
+            if den[i]:
+                out = out * self.power(i, den[i])
+        return out
+
+    # ------------------------------------------------------------------ values
+    def element(self, num, den=None) -> "FD":
+        return FD(self, num, self.at(num), {}, 1) if den is None else \
+            FD(self, num, self.at(num), {}, 1) / FD(self, den, self.at(den), {}, 1)
+
+    def leaf(self, symbol: sympy.Symbol) -> "FD":
+        g = self.gens[symbol]
+        return FD(self, g, self.point[self.symbols.index(symbol)], {}, 1)
+
+    def number(self, r: sympy.Rational) -> "FD":
+        p, q = int(r.p), int(r.q)
+        z = (0,) * self.ctx.nvars()
+        return FD(self, self.ctx.from_dict({z: p}) if p else self.zero_poly, p, {}, q)
+
+    def cancel(self, num, ev: int, den: dict[int, int], q: int, candidates) -> "FD":
+        """Divide ``num`` by every candidate factor of ``den`` that divides it (as often as
+        it does)."""
+        if num.is_zero():
+            return FD(self, num, 0, {}, 1)
+        for i in candidates:
+            while den.get(i, 0) > 0:
+                got = _div_exact(self, num, ev, i)
+                if got is None:
+                    break
+                num, ev = got
+                den[i] -= 1
+        return FD(self, num, ev, {i: e for i, e in den.items() if e}, q)
+
+    def coprime(self, a, b) -> bool:
+        r"""True when ``gcd(a, b)`` is proved constant; False when undecided.
+
+        The proof restricts both to a line $x=u+tv$ (fixed integer vectors): when the image
+        of ``b`` keeps the total degree of ``b`` (its top-degree part does not vanish at
+        $v$), the image of every factor $h$ of ``b`` keeps the degree of $h$ (the top part
+        of $h$ divides that of ``b``), so univariate images without a common factor leave
+        no common factor of positive degree. Cost: two compositions with a line (about
+        five evaluations of ``a``) and one univariate gcd."""
+        bl = b.compose(*self._line, ctx=self._line_ctx)
+        if bl.total_degree() != b.total_degree():
+            return False
+        al = a.compose(*self._line, ctx=self._line_ctx)
+        if al.is_zero():
+            return False
+        return self._univariate(bl).gcd(self._univariate(al)).degree() <= 0
+
+    def _univariate(self, p):
+        coeffs = {int(k[0]): int(c) for k, c in zip(p.monoms(), p.coeffs())}
+        return self.flint.fmpz_poly([coeffs.get(k, 0) for k in range(max(coeffs) + 1)])
+
+    def finish(self, value: "FD") -> "RF":
+        """The value as one cancelled :class:`RF` (numerator and denominator multiplied out;
+        the integer content cancelled); the factored denominator is kept in ``den_factors``.
+
+        A composite (unfactored) factor of the denominator is proved coprime to the
+        numerator by :meth:`coprime`; if that is undecided, a multivariate gcd cancels."""
+        num, q = value.num, value.q
+        if not num.is_zero():
+            g = math.gcd(int(num.content()), q)
+            if g > 1:
+                num, q = num / g, q // g
+        else:
+            q = 1
+        den_e = dict(value.den)
+        ev = value.ev
+        for i in list(den_e):  # a factor registered late may divide a composite one
+            while i not in self.composite and den_e[i] and not num.is_zero():
+                got = _div_exact(self, num, ev, i)
+                if got is None:
+                    break
+                num, ev = got
+                den_e[i] -= 1
+        parts = [(self.factors[i], e) for i, e in den_e.items() if e]
+        proved = all(self.coprime(num, self.factors[i]) for i, e in den_e.items()
+                     if e and i in self.composite and not num.is_zero())
+        den = self.one_poly * q
+        for f, e in sorted(parts, key=lambda fe: len(fe[0])):
+            den = den * (f ** e)
+        out = RF(self, num, den, reduce=not proved)  # undecided: one multivariate gcd
+        if not proved:
+            parts = None
+        out.den_factors = (q, parts) if parts is not None else None
+        return out
+
+
+def _div_exact(field: FactoredFunctions, num, ev: int, i: int):
+    """``num / f_i`` when ``f_i`` divides ``num`` (else None), tested at the point first."""
+    fv = field.values[i]
+    if abs(fv) > 1 and ev % fv:
+        return None
+    try:
+        out = num / field.factors[i]
+    except Exception:  # noqa: BLE001 - flint's DomainError: not exact
+        return None
+    return out, (ev // fv if fv else field.at(out))
+
+
+class FD:
+    """``num / (q * prod f_i^{e_i})`` of a :class:`FactoredFunctions`; ``ev`` is ``num`` at
+    the field's point."""
+
+    __slots__ = ("field", "num", "ev", "den", "q")
+
+    def __init__(self, field: FactoredFunctions, num, ev: int, den: dict[int, int], q: int) -> None:
+        self.field, self.num, self.ev, self.den, self.q = field, num, ev, den, q
+
+    def __add__(self, other: "FD") -> "FD":
+        f = self.field
+        if self.num.is_zero():
+            return other
+        if other.num.is_zero():
+            return self
+        den: dict[int, int] = {}
+        ma: list[tuple[int, int]] = []
+        mb: list[tuple[int, int]] = []
+        equal = []
+        for i in set(self.den) | set(other.den):
+            ea, eb = self.den.get(i, 0), other.den.get(i, 0)
+            e = max(ea, eb)
+            den[i] = e
+            if e > ea:
+                ma.append((i, e - ea))
+            if e > eb:
+                mb.append((i, e - eb))
+            if ea == eb:
+                equal.append(i)
+        q = self.q * other.q // math.gcd(self.q, other.q)
+        na, eva = self.num, self.ev
+        if q != self.q:
+            na, eva = na * (q // self.q), eva * (q // self.q)
+        nb, evb = other.num, other.ev
+        if q != other.q:
+            nb, evb = nb * (q // other.q), evb * (q // other.q)
+        for i, k in ma:
+            na, eva = na * f.power(i, k), eva * f.values[i] ** k
+        for i, k in mb:
+            nb, evb = nb * f.power(i, k), evb * f.values[i] ** k
+        return f.cancel(na + nb, eva + evb, den, q, equal)
+
+    def __neg__(self) -> "FD":
+        return FD(self.field, -self.num, -self.ev, dict(self.den), self.q)
+
+    def __sub__(self, other: "FD") -> "FD":
+        return self + (-other)
+
+    def __mul__(self, other: "FD") -> "FD":
+        f = self.field
+        a, eva = self.num, self.ev
+        b, evb = other.num, other.ev
+        if a.is_zero() or b.is_zero():
+            return FD(f, f.zero_poly, 0, {}, 1)
+        den = dict(self.den)
+        for i, e in other.den.items():
+            den[i] = den.get(i, 0) + e
+        # a factor of one side's denominator may divide the other side's numerator
+        for i in other.den:
+            while den[i] > 0 and not a.is_constant():
+                got = _div_exact(f, a, eva, i)
+                if got is None:
+                    break
+                a, eva = got
+                den[i] -= 1
+        for i in self.den:
+            while den.get(i, 0) > 0 and not b.is_constant():
+                got = _div_exact(f, b, evb, i)
+                if got is None:
+                    break
+                b, evb = got
+                den[i] -= 1
+        q = self.q * other.q
+        num = a * b
+        ev = eva * evb
+        g = math.gcd(q, int(num.content())) if q > 1 else 1
+        if g > 1:
+            num, ev, q = num / g, ev // g, q // g
+        return FD(f, num, ev, {i: e for i, e in den.items() if e}, q)
+
+    def __truediv__(self, other: "FD") -> "FD":
+        f = self.field
+        if other.num.is_zero():
+            raise ZeroDivisionError("division by a zero rational function")
+        c, new = f.split(other.num)
+        den = dict(self.den)
+        num, ev = self.num, self.ev
+        for i, e in other.den.items():  # other's denominator moves up, cancelling first
+            k = min(e, den.get(i, 0))
+            if k:
+                den[i] -= k
+            if e > k:
+                num, ev = num * f.power(i, e - k), ev * f.values[i] ** (e - k)
+        if other.q != 1:
+            num, ev = num * other.q, ev * other.q
+        q = self.q * abs(c)
+        if c < 0:
+            num, ev = -num, -ev
+        for i, e in new.items():
+            den[i] = den.get(i, 0) + e
+        out = f.cancel(num, ev, den, q, list(new))
+        g = math.gcd(out.q, int(out.num.content())) if out.q > 1 and not out.num.is_zero() else 1
+        if g > 1:
+            out.num, out.ev, out.q = out.num / g, out.ev // g, out.q // g
+        return out
+
+    def __pow__(self, e: int) -> "FD":
+        out = self
+        for _ in range(e - 1):
+            out = out * self
+        return out
+
+
 def to_text(value: RF, form: str = "expanded", latex: bool = False) -> str:
     """A cancelled rational function printed directly from its polynomials: text that
     :func:`symq.expressions.parse_formula` reads, or LaTeX."""
@@ -237,7 +581,7 @@ def to_text(value: RF, form: str = "expanded", latex: bool = False) -> str:
         num, den = f.factored_parts(value.num, printer), f.factored_parts(value.den, printer)
     else:
         num, den = printer(value.num), printer(value.den)
-        if not latex and len(value.num.to_dict()) > 1:
+        if not latex and len(value.num) > 1:
             num = f"({num})"
     if den == "1":
         return num
