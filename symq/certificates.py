@@ -33,6 +33,7 @@ import sympy
 
 from .errors import ModelError
 from .exact import fraction_field
+from .results import Displayed, Math, text_latex
 
 __all__ = ["SignCertificate", "find_sign_certificate", "check_certificate", "to_field",
            "numerator_denominator", "same_rational_function", "positive_coefficients"]
@@ -172,8 +173,11 @@ def positive_coefficients(poly: sympy.Poly) -> bool:
 
 # ---------------------------------------------------------------------------- certificates
 @dataclass(frozen=True)
-class SignCertificate:
+class SignCertificate(Displayed):
     r"""A proof (or a failed search for one) that ``difference`` has the sign of ``sign * factor``.
+
+    In a notebook it shows as a table: the claim, the verdict, the factor, $N$ and $D$ (or why no
+    certificate was found).
 
     When ``proved``: ``difference == factor * sign * numerator / denominator`` as rational
     functions of ``variables`` (with the substitution stated), and ``numerator`` and
@@ -239,6 +243,21 @@ class SignCertificate:
         return (f"{self.claim}: difference = {self.minus}({factor}) * N/D with "
                 f"{self.substitution};\n  N = {self.numerator}\n  D = {self.denominator}\n"
                 f"  N and D have only positive coefficients in {variables}: PROVED")
+
+    def _display(self) -> tuple[str, list]:
+        """Title and table sections for Jupyter (:class:`symq.results.Displayed`)."""
+        rows = [("claim", Math(self.claim_latex) if self.claim_latex else self.claim),
+                ("verdict", "proved" if self.proved else "no certificate found")]
+        if self.proved:
+            factor = sympy.latex(self.factor, order="none")
+            rows += [("difference", Math(f"{self.minus}\\left({factor}\\right)\\frac{{N}}{{D}}")),
+                     ("substitution", self.substitution),
+                     ("N", Math(sympy.latex(self.numerator))),
+                     ("D", Math(sympy.latex(self.denominator))),
+                     ("variables", Math(", ".join(sympy.latex(v) for v in self.variables)))]
+        else:
+            rows.append(("reason", self.reason))
+        return "sign certificate", [(None, rows)]
 
     def latex(self) -> str:
         """The certificate as a LaTeX display."""

@@ -38,6 +38,7 @@ from typing import Any, Iterable, Sequence
 import sympy
 
 from .expressions import as_expression
+from .results import Displayed, Math
 
 __all__ = ["ExponentialMixture", "THETA", "TIME"]
 
@@ -52,7 +53,7 @@ def _s(x: Any) -> sympy.Expr:
 
 
 @dataclass(frozen=True)
-class ExponentialMixture:
+class ExponentialMixture(Displayed):
     r"""$\sum_k w_k\,\bigl(\sum_j B(p_{kj})\,\mathrm{Exp}(r_{kj})\bigr)$, all terms independent.
 
     Parameters
@@ -98,6 +99,16 @@ class ExponentialMixture:
         """Independent sum."""
         return ExponentialMixture(tuple((w1 * w2, t1 + t2) for w1, t1 in self.components
                                         for w2, t2 in other.components))
+
+    def _display(self) -> tuple[str, list]:
+        """Components, LST and mean, for Jupyter (:class:`symq.results.Displayed`)."""
+        def law(terms) -> str:
+            parts = [f"B({sympy.latex(p)})\\,\\mathrm{{Exp}}({sympy.latex(r)})" for p, r in terms]
+            return " + ".join(parts) or "0"
+        rows = [(Math(sympy.latex(w)), Math(law(terms))) for w, terms in self.components]
+        about = [("transform", Math("E\\,e^{-\\theta T} = " + sympy.latex(self.lst()))),
+                 ("mean", Math("E\\,T = " + sympy.latex(self.mean())))]
+        return "mixture of sums of exponentials", [(("weight", "law"), rows), (None, about)]
 
     # ------------------------------------------------------------------ moments and transforms
     def lst(self, theta: sympy.Symbol = THETA) -> sympy.Expr:

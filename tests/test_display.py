@@ -324,6 +324,27 @@ def test_response_time_law():
     assert sum(servers.values()) == 1
 
 
+def test_sign_certificate_and_exponential_mixture():
+    from symq.distributions import ExponentialMixture
+    from symq.uninformed import theorem_2_1_certificates
+    certificate = theorem_2_1_certificates(2)[0]
+    rows = dict(check_display(certificate))
+    assert certificate.proved and rows["verdict"] == "proved"
+    assert rows["N"] == m(certificate.numerator) and rows["D"] == m(certificate.denominator)
+    assert rows["claim"] == certificate.claim_latex
+    x = sympy.Symbol("x")
+    from symq.certificates import find_sign_certificate
+    failed = find_sign_certificate(x - 1, x, 1, (x,), claim="x > 1")
+    assert check_display(failed) == [("claim", "x > 1"), ("verdict", "no certificate found"),
+                                     ("reason", failed.reason)]
+    law = ExponentialMixture.mixture([("1/3", ExponentialMixture.exponential("mu")),
+                                      ("2/3", ExponentialMixture.gated("1/2", "nu"))])
+    rows = check_display(law)
+    assert rows[1:3] == [(m(w), " + ".join(f"B({m(p)})\\,\\mathrm{{Exp}}({m(r)})" for p, r in t))
+                         for w, t in law.components]
+    assert ("mean", "E\\,T = " + m(law.mean())) in rows
+
+
 # ------------------------------------------------------------------------------ must-fail checks
 def test_the_row_check_catches_a_dropped_row(failing_report):
     text = failing_report._repr_html_()
