@@ -36,13 +36,27 @@ __all__ = ["service_rate", "required_arrival_rate", "slack", "compatible_arrival
 
 # ---------------------------------------------------------------------------- on frozensets
 def service_rate(model: Model, servers: Iterable[str]) -> sympy.Expr:
-    r"""$\mu(X)=\sum_{s\in X}\mu_s$.
+    r"""$\mu(X)=\sum_{s\in X}\mu_s$, the service rate of a server set ([GR20]_ section 2).
+
+    Parameters
+    ----------
+    model : Model
+        Symbolic or numeric rates.
+    servers : iterable of str
+        The server set $X$.
+
+    Returns
+    -------
+    sympy.Expr
+        Zero for the empty set.
 
     Examples
     --------
     >>> from symq import model
     >>> service_rate(model("n"), ["1", "2"])
     mu_1 + mu_2
+
+    Running time: O(|X|) additions.
     """
     return sympy.Add(*(model.service_rates[s] for s in servers))
 
@@ -50,11 +64,25 @@ def service_rate(model: Model, servers: Iterable[str]) -> sympy.Expr:
 def required_arrival_rate(model: Model, servers: Iterable[str]) -> sympy.Expr:
     r"""$\lambda(R(X))$: the classes whose whole server set lies in $X$ ([GR20]_ section 2).
 
+    Parameters
+    ----------
+    model : Model
+        Symbolic or numeric rates.
+    servers : iterable of str
+        The server set $X$.
+
+    Returns
+    -------
+    sympy.Expr
+        The total arrival rate of $R(X)$ (zero when no class fits inside $X$).
+
     Examples
     --------
     >>> from symq import model
     >>> required_arrival_rate(model("n"), ["1"])
     lambda_1
+
+    Running time: O(J) set inclusions for J classes.
     """
     x = frozenset(servers)
     return sympy.Add(*(model.arrival_rates[c] for c in model.classes
@@ -65,6 +93,24 @@ def slack(model: Model, servers: Iterable[str]) -> sympy.Expr:
     r"""$r(X)=\mu(X)-\lambda(R(X))$, positive for every union of class server sets exactly when
     the model is stable ([GR20]_ section 2).
 
+    Parameters
+    ----------
+    model : Model
+        Symbolic or numeric rates.
+    servers : iterable of str
+        The server set $X$.
+
+    Returns
+    -------
+    sympy.Expr
+        $\mu(X)-\lambda(R(X))$.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> slack(example_model("w"), {"1"})
+    17/20
+
     Running time: O(|X| + J) additions.
     """
     servers = frozenset(servers)
@@ -72,13 +118,28 @@ def slack(model: Model, servers: Iterable[str]) -> sympy.Expr:
 
 
 def compatible_arrival_rate(model: Model, servers: Iterable[str]) -> sympy.Expr:
-    r"""$L(I)=\lambda(C(I))$: the arrival rate of the classes compatible with a server of $I$.
+    r"""$L(I)=\lambda(C(I))$: the arrival rate of the classes compatible with a server of $I$ (the
+    denominators of the ALIS idle-order factors, [GR20]_ Thm 3.9).
+
+    Parameters
+    ----------
+    model : Model
+        Symbolic or numeric rates.
+    servers : iterable of str
+        The idle set $I$.
+
+    Returns
+    -------
+    sympy.Expr
+        The total rate of $C(I)$.
 
     Examples
     --------
     >>> from symq import model
     >>> compatible_arrival_rate(model("n"), ["1"])
     lambda_1 + lambda_2
+
+    Running time: O(J M) set intersections for J classes and M servers.
     """
     x = frozenset(servers)
     return sympy.Add(*(model.arrival_rates[c] for c in model.classes
@@ -86,7 +147,25 @@ def compatible_arrival_rate(model: Model, servers: Iterable[str]) -> sympy.Expr:
 
 
 def subsets_by_size(items: Sequence[str]) -> list[frozenset]:
-    """All subsets of ``items``, smaller first (a topological order for inclusion)."""
+    r"""All subsets of ``items``, smaller first (a topological order for inclusion).
+
+    Parameters
+    ----------
+    items : sequence of str
+        The ground set, for example ``model.servers``.
+
+    Returns
+    -------
+    list of frozenset
+        $2^{n}$ sets for $n$ items, the empty set first.
+
+    Examples
+    --------
+    >>> [sorted(s) for s in subsets_by_size(["1", "2"])]
+    [[], ['1'], ['2'], ['1', '2']]
+
+    Running time: O(2^n n).
+    """
     return [frozenset(c) for r in range(len(items) + 1) for c in combinations(items, r)]
 
 
@@ -110,6 +189,12 @@ def idle_order_weights(model: Model, convert: Callable[[sympy.Expr], Any] | None
     dict
         ``{frozenset of servers: weight}`` for all $2^M$ server sets.
 
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> idle_order_weights(example_model("w"))[frozenset({"1", "2"})]
+    75/7
+
     Running time: O(2^M M) field operations.
     """
     if convert is None:
@@ -128,7 +213,24 @@ def idle_order_weights(model: Model, convert: Callable[[sympy.Expr], Any] | None
 
 # ---------------------------------------------------------------------------- on bitmasks
 def bits(x: int) -> list[int]:
-    """The positions of the set bits of ``x``, lowest first (``bits(0b101) == [0, 2]``)."""
+    r"""The positions of the set bits of ``x``, lowest first.
+
+    Parameters
+    ----------
+    x : int
+        A bitmask (server $j$ is bit $j$).
+
+    Returns
+    -------
+    list of int
+
+    Examples
+    --------
+    >>> bits(0b101)
+    [0, 2]
+
+    Running time: O(number of set bits).
+    """
     out = []
     while x:
         low = x & -x
@@ -138,7 +240,28 @@ def bits(x: int) -> list[int]:
 
 
 def zeta(table: list[Any], size: int) -> None:
-    """In place: ``table[X] = sum(table[Y] for Y subset of X)`` (O(2^size size) additions)."""
+    r"""In place: ``table[X] = sum(table[Y] for Y subset of X)``, the subset-sum (zeta) transform.
+
+    Parameters
+    ----------
+    table : list
+        One value per bitmask, ``2**size`` entries of any ring with ``+``; overwritten.
+    size : int
+        The number of bits.
+
+    Returns
+    -------
+    None
+        ``table`` holds the transform.
+
+    Examples
+    --------
+    >>> t = [1, 2, 3, 4]
+    >>> zeta(t, 2); t
+    [1, 3, 4, 10]
+
+    Running time: O(2^size size) additions.
+    """
     n = len(table)
     for j in range(size):
         bit = 1 << j
@@ -150,7 +273,32 @@ def zeta(table: list[Any], size: int) -> None:
 
 def required_arrival_table(masks: Sequence[int], lam: Sequence[Any], size: int, zero: Any
                            ) -> list[Any]:
-    r"""$\lambda(R(X))$ for every bitmask $X$ (the zeta transform of the class rates at $S_c$)."""
+    r"""$\lambda(R(X))$ for every bitmask $X$ (the zeta transform of the class rates placed at
+    their server sets $S_c$).
+
+    Parameters
+    ----------
+    masks : sequence of int
+        $S_c$ of each class as a bitmask.
+    lam : sequence
+        $\lambda_c$ of each class, in the field to compute in.
+    size : int
+        The number of servers $M$.
+    zero : field element
+        The field's zero.
+
+    Returns
+    -------
+    list
+        ``2**size`` values.
+
+    Examples
+    --------
+    >>> required_arrival_table([0b01, 0b10, 0b11], [1, 2, 4], 2, 0)
+    [0, 1, 2, 7]
+
+    Running time: O(2^M M) additions.
+    """
     table = [zero] * (1 << size)
     for m, rate in zip(masks, lam):
         table[m] = table[m] + rate
@@ -159,7 +307,29 @@ def required_arrival_table(masks: Sequence[int], lam: Sequence[Any], size: int, 
 
 
 def service_table(mu: Sequence[Any], size: int, zero: Any) -> list[Any]:
-    r"""$\mu(X)$ for every bitmask $X$."""
+    r"""$\mu(X)$ for every bitmask $X$.
+
+    Parameters
+    ----------
+    mu : sequence
+        $\mu_j$ of each server, in bit order.
+    size : int
+        The number of servers $M$.
+    zero : field element
+        The field's zero.
+
+    Returns
+    -------
+    list
+        ``2**size`` values, ``table[0] == zero``.
+
+    Examples
+    --------
+    >>> service_table([1, 5], 2, 0)
+    [0, 1, 5, 6]
+
+    Running time: O(2^M) additions.
+    """
     table = [zero] * (1 << size)
     for x in range(1, 1 << size):
         low = x & -x
@@ -168,13 +338,60 @@ def service_table(mu: Sequence[Any], size: int, zero: Any) -> list[Any]:
 
 
 def compatible_arrival_table(required: Sequence[Any], lam_total: Any, size: int) -> list[Any]:
-    r"""$L(I)=\lambda-\lambda(R(\mathcal M\setminus I))$ for every bitmask $I$."""
+    r"""$L(I)=\lambda-\lambda(R(\mathcal M\setminus I))$ for every bitmask $I$ (a class is compatible
+    with $I$ unless all its servers are outside $I$).
+
+    Parameters
+    ----------
+    required : sequence
+        $\lambda(R(X))$ of :func:`required_arrival_table`.
+    lam_total : field element
+        $\lambda$, the total arrival rate.
+    size : int
+        The number of servers $M$.
+
+    Returns
+    -------
+    list
+        ``2**size`` values, ``L(0) == 0``.
+
+    Examples
+    --------
+    >>> compatible_arrival_table([0, 1, 2, 7], 7, 2)
+    [0, 5, 6, 7]
+
+    Running time: O(2^M) subtractions.
+    """
     full = (1 << size) - 1
     return [lam_total - required[full ^ x] for x in range(1 << size)]
 
 
 def idle_order_table(arrivals: Sequence[Any], size: int, zero: Any, one: Any) -> list[Any]:
-    r"""$\widetilde W(I)$ of :func:`idle_order_weights` for every bitmask $I$, from $L(I)$."""
+    r"""$\widetilde W(I)$ of :func:`idle_order_weights` for every bitmask $I$, from $L(I)$:
+    $\widetilde W(\emptyset)=1$, $\widetilde W(I)=L(I)^{-1}\sum_{s\in I}\widetilde W(I\setminus s)$.
+
+    Parameters
+    ----------
+    arrivals : sequence
+        $L(I)$ of :func:`compatible_arrival_table` (positive for $I\ne\emptyset$).
+    size : int
+        The number of servers $M$.
+    zero, one : field elements
+        The field's zero and one.
+
+    Returns
+    -------
+    list
+        ``2**size`` weights.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> idle_order_table([0, 5, 6, 7], 2, Fraction(0), Fraction(1))
+    [Fraction(1, 1), Fraction(1, 5), Fraction(1, 6), Fraction(11, 210)]
+
+    Running time: O(2^M M) field operations.
+    """
     n = 1 << size
     tilde = [zero] * n
     tilde[0] = one
