@@ -190,3 +190,31 @@ def test_too_small_precision_does_not_certify():
     balls, bits = certified_values(model, "collaborative", True, DIGITS, start_bits=40)
     assert bits > 160  # raised until it certified
     assert balls["empty"].text == round_fraction(frac(exact_values(model)["empty"]), DIGITS)
+
+
+def test_packed_pass_equals_two_separate_runs():
+    """The floor and ceil runs packed into one integer per union give the same integers as the
+    two runs done separately (forward weights and reverse adjoint values)."""
+    from symq.normalization.interval_collaborative import _bound_pair, _reverse
+
+    for model in (random_graph(9, 6), random_graph(7, 7, load=Fraction(99, 100))):
+        edges = union_edges(SubsetGraph(model))
+        for bits in (30, 120):
+            one = 1 << bits
+            low, high = _bound_pair(edges, one, False)
+            assert list(low) == list(_forward(edges, one, False))
+            assert list(high) == list(_forward(edges, one, True))
+            low, high = _bound_pair(edges, one, True)
+            assert list(low) == list(_reverse(edges, one, False))
+            assert list(high) == list(_reverse(edges, one, True))
+
+
+def test_unstable_model_is_refused_with_the_stability_message():
+    from symq.errors import UnstableModelError
+
+    model = random_graph(8, 3)
+    fast = Model(compatibility=model.compatibility,
+                 arrival_rates={c: r * 40 for c, r in model.arrival_rates.items()},
+                 service_rates=model.service_rates)
+    with pytest.raises(UnstableModelError, match="unstable: classes .* bring"):
+        certified_values(fast, "collaborative", True, DIGITS)

@@ -36,7 +36,7 @@ from ..errors import ModelError, UnsupportedError
 from ..exact import HAVE_FLINT, flint_module, to_fraction
 from ..model import Model
 from ..numeric import round_fraction
-from .entry import DISCIPLINES, _auto_method, check_stability_fast, values
+from .entry import DISCIPLINES, _auto_method, values
 from .interval import Interval, certify_interval
 from .structured import components
 from .subsets import SubsetGraph, unions
@@ -281,8 +281,9 @@ def _certified_intervals(model: Model, per_class: bool, digits: int, idle: bool,
                          start_bits: int | None, max_bits: int | None,
                          discipline: str = "collaborative") -> tuple[dict[str, Any], int]:
     """:func:`certified_values` by the collaborative interval kernels (precision raised by the
-    width the previous run showed, up to ``max_bits``)."""
-    check_stability_fast(model)
+    width the previous run showed, up to ``max_bits``). Stability: the kernels check
+    $r(X)>0$ on every union of their components (the union conditions), the ball route on the
+    others."""
     bits = start_bits or _interval_bits(model, digits)
     limit = max_bits or 16 * bits
     graphs: dict = {}
@@ -476,7 +477,6 @@ def _response_times(model: Model, discipline: str, digits: int) -> Any:
     from ..quantities import Evaluated
 
     if _interval_route(model, discipline, "auto"):
-        check_stability_fast(model)
         lam = {c: to_fraction(v) for c, v in model.arrival_rates.items()}
         lam_total = sum(lam.values(), Fraction(0))
         bits, graphs = _interval_bits(model, digits), {}

@@ -169,12 +169,10 @@ class UnionEdges:
         self.size_of = pop[perm]
         self.r_int = _slacks(xs, graph.masks, self.lam_int, self.mu_int)
         bad = [i for i in range(1, len(xs)) if self.r_int[i] <= 0]
-        if bad:
-            x = self.order[bad[0]]
-            names = [graph.servers[j] for j in range(graph.size) if x >> j & 1]
-            raise UnstableModelError(
-                f"unstable: the classes served only by servers {{{', '.join(names)}}} arrive "
-                "at least as fast as those servers serve; lower the arrival rates")
+        if bad:  # the union conditions of stability, checked on every union here
+            from ..stability import check_union_conditions
+            check_union_conditions(graph.model, [self.order[bad[0]]])
+            raise UnstableModelError(f"unstable at the server set {self.order[bad[0]]:b}")
         src, dst, cls = [], [], []
         for c, m in enumerate(graph.masks):  # sources in value order: cache-friendly search
             ys = values | m
@@ -258,6 +256,101 @@ def _forward(edges: UnionEdges, one: Any, up, lam_int=None, r_int=None):
     return h
 
 
+
+def _paired(levels, sources, lam_e, r, one: int, degree: int, lam_max: int,
+            reverse: bool):
+    r"""Floor and ceil runs at once: each value is packed as ``high << K | low``, so one
+    multiplication and one addition per edge serve both runs. The low halves never carry into
+    the high ones: every low value is at most its high value, and after every level the check
+    ``max(high) < 2**K / (lam_max * (degree + 1))`` holds for the values read later, so every
+    sum of a level (at most ``degree`` terms, plus $2^p$ in the reverse pass) stays below
+    ``2**K``. Only the divisions, once per union, unpack. Returns the packed object array and
+    ``K`` (``K`` is doubled and the pass rerun when the check fails).
+
+    ``levels`` lists ``(first, stop, a, b, cut, local)``: the unions ``first:stop`` of one size,
+    their edges ``a:b`` grouped by the union they update, the group starts ``cut`` (relative to
+    ``a``) and the unions updated (``local``); ``sources`` are the edge ends read.
+    """
+    np = _np()
+    grow = lam_max * (degree + 1)
+    k_bits = one.bit_length() + 64 + grow.bit_length()
+    while True:
+        mask = (1 << k_bits) - 1
+        limit = (1 << k_bits) // grow
+        both = (one << k_bits) | one
+        packed = np.zeros(len(r), dtype=object)
+        if not reverse:
+            packed[0] = both
+        ok = True
+        for first, stop, a, b, cut, local in (reversed(levels) if reverse else levels):
+            if reverse:
+                acc = np.full(stop - first, both, dtype=object)
+                if a < b:
+                    acc[local - first] += np.add.reduceat(lam_e[a:b] * packed[sources[a:b]], cut)
+                idx = np.arange(first, stop)
+            elif a == b:
+                continue
+            else:
+                acc = np.add.reduceat(lam_e[a:b] * packed[sources[a:b]], cut)
+                idx = local
+            if reverse and first == 0:  # the empty set keeps its sum 2^p G (no division)
+                packed[0] = acc[0]
+                continue
+            rr = r[idx]
+            low, high = (acc & mask) // rr, -((-(acc >> k_bits)) // rr)
+            if (high >= limit).any():
+                ok = False
+                break
+            packed[idx] = (high << k_bits) | low
+        if ok:
+            return packed, k_bits
+        k_bits *= 2
+
+
+def _pair_levels(edges: UnionEdges, reverse: bool):
+    """The ``levels`` of :func:`_paired` (cached on ``edges``)."""
+    np = _np()
+    name = "_rev_levels" if reverse else "_fwd_levels"
+    found = getattr(edges, name, None)
+    if found is not None:
+        return found
+    if reverse:
+        src, dst, cls = edges._sorted("src")
+        starts = np.searchsorted(edges.size_of, np.arange(0, edges.graph.size + 2))
+        edge_starts = np.searchsorted(src, starts)
+        key, sources = src, dst
+        spans = [(int(starts[k]), int(starts[k + 1]), int(edge_starts[k]),
+                  int(edge_starts[k + 1])) for k in range(edges.graph.size + 1)
+                 if starts[k] < starts[k + 1]]
+    else:
+        src, dst, cls = edges.src, edges.dst, edges.cls
+        key, sources = dst, src
+        spans = [(f, t, a, b) for f, t, a, b in edges.levels]
+    levels, degree = [], 1
+    for first, stop, a, b in spans:
+        d = key[a:b]
+        cut = np.flatnonzero(np.r_[True, d[1:] != d[:-1]]) if a < b else np.zeros(0, np.int64)
+        if a < b:
+            degree = max(degree, int(np.diff(np.r_[cut, b - a]).max()))
+        levels.append((first, stop, a, b, cut, d[cut] if a < b else d))
+    lam = np.array(edges.lam_int, dtype=object)
+    found = (levels, sources, lam[cls], degree)
+    setattr(edges, name, found)
+    return found
+
+
+def _bound_pair(edges: UnionEdges, one: int, reverse: bool):
+    """``(low, high)`` object arrays of the floor and ceil runs (forward: $h^\\mp$; reverse:
+    $a^\\mp$) in one packed pass (:func:`_paired`); equal to two separate runs of
+    :func:`_forward` / :func:`_reverse` (tested)."""
+    np = _np()
+    levels, sources, lam_e, degree = _pair_levels(edges, reverse)
+    r = np.array(edges.r_int, dtype=object)
+    packed, k_bits = _paired(levels, sources, lam_e, r, one, degree,
+                             max([1, *edges.lam_int]), reverse)
+    mask = (1 << k_bits) - 1
+    return packed & mask, packed >> k_bits
+
 def exact_cover_bounds(graph: SubsetGraph, bits: int, up_too: bool = True
                        ) -> tuple[list[int], list[int], list[int]]:
     r"""Integer bounds ``low[i] <= 2**bits * H(order[i]) <= high[i]`` of the exact-cover weights
@@ -299,8 +392,10 @@ def exact_cover_bounds(graph: SubsetGraph, bits: int, up_too: bool = True
     Running time: O(E) operations on ``bits``-bit integers per run, E <= U J edges.
     """
     edges = union_edges(graph)
-    low = _forward(edges, 1 << bits, False)
-    high = _forward(edges, 1 << bits, True) if up_too else low
+    if up_too:
+        low, high = _bound_pair(edges, 1 << bits, False)
+    else:
+        low = high = _forward(edges, 1 << bits, False)
     return edges.order, [int(v) for v in low], [int(v) for v in high]
 
 
@@ -410,7 +505,7 @@ def collaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = False,
     np = _np()
     edges = union_edges(graph)
     one = 1 << bits
-    h_lo, h_hi = _forward(edges, one, False), _forward(edges, one, True)
+    h_lo, h_hi = _bound_pair(edges, one, False)
     g_lo, g_hi = int(h_lo.sum()), int(h_hi.sum())
     out: dict[str, Any] = {"G": Interval(Fraction(g_lo, one), Fraction(g_hi, one)),
                            "empty": Interval(Fraction(one, g_hi), Fraction(one, g_lo)),
@@ -423,7 +518,7 @@ def collaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = False,
             lo, hi = int(h_lo[sel].sum()), int(h_hi[sel].sum())
             out["idle"][s] = Interval(Fraction(lo, g_hi), Fraction(hi, g_lo))
     if per_class:
-        a_lo, a_hi = _reverse(edges, one, False), _reverse(edges, one, True)
+        a_lo, a_hi = _bound_pair(edges, one, True)
         t_lo, t_hi = _class_sums(edges, h_lo, a_lo), _class_sums(edges, h_hi, a_hi)
         out["L"] = {c: Interval(Fraction(lam * lo, one * g_hi), Fraction(lam * hi, one * g_lo))
                     for c, lam, lo, hi in zip(graph.classes, edges.lam_int, t_lo, t_hi)}
