@@ -41,9 +41,9 @@ def service_rate(model: Model, servers: Iterable[str]) -> sympy.Expr:
     Parameters
     ----------
     model : Model
-        Symbolic or numeric rates.
+        Its service rates $\mu_s$ (symbolic or numeric) are summed.
     servers : iterable of str
-        The server set $X$.
+        $X$, server names of the model.
 
     Returns
     -------
@@ -67,9 +67,9 @@ def required_arrival_rate(model: Model, servers: Iterable[str]) -> sympy.Expr:
     Parameters
     ----------
     model : Model
-        Symbolic or numeric rates.
+        Its classes, server sets $S_c$ and rates $\lambda_c$.
     servers : iterable of str
-        The server set $X$.
+        $X$; class $c$ counts when $S_c\subseteq X$.
 
     Returns
     -------
@@ -96,9 +96,9 @@ def slack(model: Model, servers: Iterable[str]) -> sympy.Expr:
     Parameters
     ----------
     model : Model
-        Symbolic or numeric rates.
+        Any compatibility model.
     servers : iterable of str
-        The server set $X$.
+        $X$, usually a union of class server sets.
 
     Returns
     -------
@@ -124,9 +124,9 @@ def compatible_arrival_rate(model: Model, servers: Iterable[str]) -> sympy.Expr:
     Parameters
     ----------
     model : Model
-        Symbolic or numeric rates.
+        Its classes and rates $\lambda_c$.
     servers : iterable of str
-        The idle set $I$.
+        $I$; class $c$ counts when $S_c\cap I\ne\emptyset$.
 
     Returns
     -------
@@ -283,14 +283,14 @@ def required_arrival_table(masks: Sequence[int], lam: Sequence[Any], size: int, 
     lam : sequence
         $\lambda_c$ of each class, in the field to compute in.
     size : int
-        The number of servers $M$.
+        $M$, the bits of a mask.
     zero : field element
-        The field's zero.
+        Zero of that field (the value where no class fits).
 
     Returns
     -------
     list
-        ``2**size`` values.
+        ``2**size`` values indexed by mask.
 
     Examples
     --------
@@ -348,7 +348,7 @@ def compatible_arrival_table(required: Sequence[Any], lam_total: Any, size: int)
     lam_total : field element
         $\lambda$, the total arrival rate.
     size : int
-        The number of servers $M$.
+        $M$ servers.
 
     Returns
     -------
