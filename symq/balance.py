@@ -494,6 +494,10 @@ def verify(model: Model | Process, discipline: str = "collaborative", max_jobs: 
     >>> bad = verify(symq.model("w"), "rais", max_jobs=2, routing="uniform")
     >>> bad.ok, bad.failing_states()[0]
     (False, '(1_b)')
+
+    Running time: O(S E) residual evaluations for S states with at most ``max_jobs`` jobs and E
+    transitions a state; each residual is exact rational-function arithmetic (python-flint
+    polynomials when installed).
     """
     start = time.perf_counter()
     if isinstance(model, Process):

@@ -55,6 +55,8 @@ def exact_arithmetic() -> str:
     --------
     >>> exact_arithmetic() in ("fmpq", "Fraction")
     True
+
+    Running time: O(1) (the import of python-flint is tried once).
     """
     return "fmpq" if _fmpq is not None else "Fraction"
 

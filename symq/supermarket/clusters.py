@@ -188,6 +188,8 @@ def decomposition_latex(decomposition: Decomposition) -> str:
     \hline
     1 & $\{1, 2\}$ & $\frac{\lambda}{2} - \mu$ & $\{1, 2\}$ \\
     \end{tabular}
+
+    Running time: O(K N) for K clusters and N stations, plus sympy's LaTeX printing of the drifts.
     """
     lines = [r"\begin{tabular}{rlll}", r"$k$ & $C_k$ & $V_k$ & $T_k$ \\", r"\hline"]
     for k, c in enumerate(decomposition.clusters, start=1):

@@ -113,6 +113,8 @@ def cluster_tolerance(decomposition: Decomposition, cluster: Cluster, horizon: f
     >>> d = decompose(model("n").substitute({"lambda_1": 3, "lambda_2": 1, "mu_1": 1, "mu_2": 1}))
     >>> round(cluster_tolerance(d, d.clusters[0], horizon=1000, replications=4), 3)
     0.168
+
+    Running time: O(|C_k|).
     """
     model = decomposition.model
     harmonic = sum(Fraction(1) / to_fraction(decomposition.weights[j]) for j in cluster.stations)

@@ -180,6 +180,8 @@ def make_executor(workers: int | None = None, scheduler: str | None = None
     >>> with make_executor(0) as executor:
     ...     type(executor).__name__
     'InlineExecutor'
+
+    Running time: the start of the worker pool (process spawn or Dask cluster), about a second.
     """
     if scheduler:
         try:

@@ -65,6 +65,8 @@ def load_user_function(reference: str, search_path: Sequence[str] = ()) -> Calla
     --------
     >>> load_user_function("symq.sweep.checks:nested_check").__name__
     'nested_check'
+
+    Running time: one module import.
     """
     target, sep, name = reference.rpartition(":")
     if not sep or not target or not name.isidentifier():
@@ -123,6 +125,8 @@ def resolve_check(reference: str, search_path: Sequence[str] = ()) -> Check:
     --------
     >>> resolve_check("empty-vs-ctmc").default_rates
     'light:2'
+
+    Running time: O(1) for a built-in name; one module import for a user reference.
     """
     if reference in CHECKS:
         return CHECKS[reference]

@@ -73,6 +73,8 @@ def parse_rates(text: str) -> RateSpec:
     --------
     >>> parse_rates("light:2")
     RateSpec(kind='light', count=2)
+
+    Running time: O(length of ``text``).
     """
     text = str(text).strip()
     if text == "symbolic":
@@ -112,6 +114,8 @@ def exact_rate(value: sympy.Expr) -> Fraction:
     --------
     >>> exact_rate(sympy.Rational(3, 4))
     Fraction(3, 4)
+
+    Running time: O(1) for a rational; sympy's evaluation for an expression.
     """
     return to_fraction(value, "rate", "; this check needs numeric rates (--rates random:N)")
 
@@ -184,6 +188,8 @@ def with_arrival_scale(model: Model, factor: Fraction) -> Model:
     >>> m = model("n").substitute({"lambda_1": 1, "lambda_2": 1, "mu_1": 1, "mu_2": 3})
     >>> with_arrival_scale(m, Fraction(2)).arrival_rates["1"]
     2
+
+    Running time: O(J) for J classes.
     """
     return Model(compatibility=model.compatibility,
                  arrival_rates={i: sympy.Rational(exact_rate(r) * factor)

@@ -142,6 +142,8 @@ def is_uninformed(model: Model) -> bool:
     >>> from symq import model
     >>> is_uninformed(model("uninformed:3")), is_uninformed(model("n"))
     (True, False)
+
+    Running time: O(J M) for J classes and M servers.
     """
     return (len(model.classes) == 1
             and set(model.compatibility[model.classes[0]]) == set(model.servers))
