@@ -62,7 +62,19 @@ def exact_arithmetic() -> str:
 
 
 def flint_module() -> Any:
-    """The ``flint`` module (python-flint) or ``None`` when it is not installed."""
+    r"""The ``flint`` module (python-flint, the ``fast`` extra) or ``None`` when it is not installed.
+
+    Returns
+    -------
+    module or None
+
+    Examples
+    --------
+    >>> flint_module() is None or hasattr(flint_module(), "fmpq")
+    True
+
+    Running time: O(1) after the first import.
+    """
     if _fmpq is None:  # pragma: no cover - depends on the environment
         return None
     import flint
@@ -125,26 +137,52 @@ def to_fraction(value: Any, what: str = "value", hint: str = "",
 
 def rational(value: Any, what: str = "value", hint: str = "",
              error: type[Exception] = ModelError) -> Any:
-    """``value`` as the fast exact rational type (``fmpq``, else ``Fraction``).
+    r"""``value`` as the fast exact rational type (``fmpq``, else ``Fraction``).
 
-    Parameters and errors as :func:`to_fraction`.
+    Parameters
+    ----------
+    value, what, hint, error
+        As :func:`to_fraction`.
+
+    Returns
+    -------
+    fmpq or Fraction
+        ``fmpq`` when python-flint is installed.
+
+    Raises
+    ------
+    ModelError
+        (or ``error``) A value :func:`to_fraction` refuses.
 
     Examples
     --------
     >>> str(rational(sympy.Rational(1, 3)) * 3)
     '1'
+
+    Running time: that of :func:`to_fraction`, plus one ``fmpq`` construction.
     """
     f = to_fraction(value, what, hint, error)
     return _fmpq(f.numerator, f.denominator) if _fmpq is not None else f
 
 
 def to_sympy(value: Any) -> sympy.Rational:
-    """An exact rational (``Fraction``, ``fmpq``, ``int``, sympy ``Rational``) as a sympy ``Rational``.
+    r"""An exact rational (``Fraction``, ``fmpq``, ``int``, sympy ``Rational``) as a sympy ``Rational``.
+
+    Parameters
+    ----------
+    value : Fraction, fmpq, int or sympy.Basic
+        A sympy value is returned unchanged.
+
+    Returns
+    -------
+    sympy.Rational
 
     Examples
     --------
     >>> to_sympy(Fraction(2, 6))
     1/3
+
+    Running time: O(size of the numerator and denominator).
     """
     if isinstance(value, sympy.Basic):
         return value
@@ -159,12 +197,23 @@ def fraction_field(symbols: Iterable[sympy.Symbol]) -> Any:
     r"""The field $\mathbb{Q}(\text{symbols})$ of sympy sparse rational functions (a ``FracField``:
     ``field.from_expr(expr)`` converts in, ``element.as_expr()`` out), symbols in the given order.
 
+    Parameters
+    ----------
+    symbols : iterable of sympy.Symbol
+        The generators, in the order the field uses.
+
+    Returns
+    -------
+    sympy.polys.fields.FracField
+
     Examples
     --------
     >>> x = sympy.Symbol("x")
     >>> F = fraction_field([x])
     >>> (F.from_expr(x) ** 2 / F.from_expr(x)).as_expr()
     x
+
+    Running time: O(number of symbols) (sympy caches the field).
     """
     from sympy.polys.fields import FracField
     return FracField(tuple(symbols), sympy.QQ)
