@@ -25,7 +25,7 @@ True
 >>> print(r._repr_latex_())
 $\begin{array}{ll} \text{total} & \frac{14}{15} \\ \text{class 1} & \frac{11}{30} \end{array}$
 >>> print(html_table([(("class", "rate"), [("<b>", math(sympy.Rational(1, 2)))])]))
-<table class="symq-result"><tr><th>class</th><th>rate</th></tr><tr><td>&lt;b&gt;</td><td>\(\frac{1}{2}\)</td></tr></table>
+<table class="symq-result"><tr><th class="tex2jax_ignore">class</th><th class="tex2jax_ignore">rate</th></tr><tr><td class="tex2jax_ignore">&lt;b&gt;</td><td>\(\frac{1}{2}\)</td></tr></table>
 """
 
 from __future__ import annotations
@@ -104,12 +104,17 @@ Cell = Any  # str (text), Math, None (empty), or anything else (shown as its str
 Section = tuple[Sequence[Cell] | None, Sequence[Sequence[Cell]]]
 
 
+#: text cells carry this class: MathJax leaves them alone, so that a name such as ``$x$`` or
+#: ``\\(...\\)`` from a model file is shown as it is, never typeset (nor its macros run)
+_NO_MATH = ' class="tex2jax_ignore"'
+
+
 def _html_cell(cell: Cell, tag: str) -> str:
     if cell is None:
         return f"<{tag}></{tag}>"
     if isinstance(cell, Math):
         return f"<{tag}>\\({html.escape(cell)}\\)</{tag}>"
-    return f"<{tag}>{html.escape(str(cell))}</{tag}>"
+    return f"<{tag}{_NO_MATH}>{html.escape(str(cell))}</{tag}>"
 
 
 def _latex_cell(cell: Cell) -> str:
@@ -122,13 +127,14 @@ def _latex_cell(cell: Cell) -> str:
 
 def html_table(sections: Iterable[Section], title: str | None = None) -> str:
     """One HTML ``<table>`` of the sections (a header row, if any, then the rows); every text is
-    escaped with :func:`html.escape`, math cells go between ``\\(`` and ``\\)`` for MathJax."""
+    escaped with :func:`html.escape` and marked for MathJax to leave alone; math cells go
+    between ``\\(`` and ``\\)`` for MathJax."""
     sections = list(sections)
     width = max([len(r) for _, rows in sections for r in rows] +
                 [len(h) for h, _ in sections if h] + [1])
     parts = ['<table class="symq-result">']
     if title:
-        parts.append(f"<caption>{html.escape(title)}</caption>")
+        parts.append(f"<caption{_NO_MATH}>{html.escape(title)}</caption>")
     for header, rows in sections:
         for row, tag in ([(header, "th")] if header else []) + [(r, "td") for r in rows]:
             cells = list(row) + [None] * (width - len(row))
