@@ -280,7 +280,7 @@ class _Exact:
     @staticmethod
     def _shifted_total(terms: list, common: dict, constant: Callable[[Any], Any],
                        power: Callable[[Any, int], Any], value: Any) -> Any:
-        """``value`` plus the sum of the signed terms, each divided by the common factors
+        r"""``value`` plus the sum of the signed terms, each divided by the common factors
         $\prod_f f^{e_f}$, in the ring whose constants are ``constant(c)`` and whose factor
         powers are ``power(f, e)`` (sympy's polynomial ring or python-flint's)."""
         for sign, (coefficient, exponents) in terms:

@@ -377,7 +377,25 @@ class _Parser:
 
 def positive_symbol(name: str) -> sympy.Symbol:
     """The positive symbol ``name``: every rate symbol symq creates goes through here (also
-    exported by :mod:`symq.rates`)."""
+    exported by :mod:`symq.rates`).
+
+    Parameters
+    ----------
+    name : str
+        The symbol's name (``"lambda_1"``).
+
+    Returns
+    -------
+    sympy.Symbol
+        Created with ``positive=True``, so it equals every other rate symbol of that name.
+
+    Examples
+    --------
+    >>> positive_symbol("mu_1").is_positive
+    True
+
+    Running time: O(1) (sympy caches symbols).
+    """
     return sympy.Symbol(name, positive=True)
 
 
@@ -483,15 +501,28 @@ def parse_formula(text: str, what: str = "formula") -> sympy.Expr:
     the longest takes seconds); ``theta`` and ``t`` are the transform variable
     :data:`symq.distributions.THETA` and the time :data:`symq.distributions.TIME`.
 
+    Parameters
+    ----------
+    text : str
+        The formula.
+    what : str
+        Names it in error messages.
+
+    Returns
+    -------
+    sympy.Expr
+
     Raises
     ------
     ModelError
-        As :func:`parse_expression`.
+        As :func:`parse_expression`, or a text longer than :data:`MAX_FORMULA_LENGTH`.
 
     Examples
     --------
     >>> parse_formula("1 - exp(-t*(mu - lambda))")
     1 - exp(-t*(-lambda + mu))
+
+    Running time: O(length of the text) tokens, plus sympy's construction of the expression.
     """
     if isinstance(text, str) and len(text) > MAX_FORMULA_LENGTH:
         raise ModelError(f"{what}: the formula has {len(text)} characters; symq reads at most "
@@ -505,6 +536,17 @@ def as_expression(value: object, what: str = "value") -> sympy.Expr:
     :func:`parse_formula` (never by ``eval``); other values by ``sympify(strict=True)``, which
     parses no strings.
 
+    Parameters
+    ----------
+    value : object
+        A string, a number or a sympy expression.
+    what : str
+        Names the value in error messages.
+
+    Returns
+    -------
+    sympy.Expr
+
     Raises
     ------
     ModelError
@@ -516,6 +558,8 @@ def as_expression(value: object, what: str = "value") -> sympy.Expr:
     --------
     >>> as_expression("lambda/3"), as_expression(2)
     (lambda/3, 2)
+
+    Running time: that of :func:`parse_formula` for a string; of ``sympify`` otherwise.
     """
     if isinstance(value, str):
         return parse_formula(value, what)

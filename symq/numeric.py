@@ -37,7 +37,16 @@ EXACT_DIGITS = 4300
 
 
 def digit_count(n: int) -> int:
-    """The number of decimal digits of ``abs(n)`` (1 for 0), without converting it to a string.
+    r"""The number of decimal digits of ``abs(n)`` (1 for 0), without converting it to a string.
+
+    Parameters
+    ----------
+    n : int
+        Any integer, of any size.
+
+    Returns
+    -------
+    int
 
     Examples
     --------
@@ -59,17 +68,23 @@ def digit_count(n: int) -> int:
 
 @contextmanager
 def full_int_strings() -> Iterator[None]:
-    """Within the block, integers of any size convert to decimal strings.
+    r"""Within the block, integers of any size convert to decimal strings.
 
     Python refuses ``str(n)`` beyond 4300 digits (a guard against quadratic-time conversion of
     untrusted input); symq converts its own exact results, whose size the work limits of
     :mod:`symq.limits` bound, so it lifts the guard here only, and restores it afterwards.
+
+    Yields
+    ------
+    None
 
     Examples
     --------
     >>> with full_int_strings():
     ...     len(str(10**5000))
     5001
+
+    Running time: O(1) to enter and leave.
     """
     getter = getattr(sys, "get_int_max_str_digits", None)
     if getter is None:  # Python without the guard
@@ -85,8 +100,23 @@ def full_int_strings() -> Iterator[None]:
 
 def exact_string(value: sympy.Expr, full: bool = False, max_digits: int = EXACT_DIGITS,
                  latex: bool = False) -> str:
-    """``str(value)`` (or its LaTeX), or for a rational with more than ``max_digits`` digits in
+    r"""``str(value)`` (or its LaTeX), or for a rational with more than ``max_digits`` digits in
     its numerator or denominator, a summary with the digit counts (unless ``full``).
+
+    Parameters
+    ----------
+    value : sympy.Expr
+        An exact value or expression.
+    full : bool
+        Print every digit however long (``evaluate --full-exact``).
+    max_digits : int
+        The summary threshold, :data:`EXACT_DIGITS` by default.
+    latex : bool
+        LaTeX instead of sympy's string form.
+
+    Returns
+    -------
+    str
 
     Examples
     --------
@@ -94,6 +124,9 @@ def exact_string(value: sympy.Expr, full: bool = False, max_digits: int = EXACT_
     '21/65'
     >>> exact_string(sympy.Rational(10**5000 + 1, 3))
     'exact rational with 5001/1 digits (numerator/denominator; --full-exact prints it)'
+
+    Running time: O(d^2) for d digits (Python's integer-to-string conversion); O(d) for the
+    summary.
     """
     value = sympy.sympify(value)
     if not full and value.is_Rational and max(digit_count(value.p), digit_count(value.q)) > max_digits:
@@ -104,7 +137,27 @@ def exact_string(value: sympy.Expr, full: bool = False, max_digits: int = EXACT_
 
 
 def round_fraction(value: Fraction, digits: int) -> str:
-    """``value`` with ``digits`` significant digits, correctly rounded (half to even)."""
+    r"""``value`` with ``digits`` significant digits, correctly rounded (half to even).
+
+    Parameters
+    ----------
+    value : Fraction
+        Exact.
+    digits : int
+        Significant digits, at least 1.
+
+    Returns
+    -------
+    str
+        Plain notation from $10^{-8}$ to $10^{30}$, scientific (``1.5e40``) outside.
+
+    Examples
+    --------
+    >>> round_fraction(Fraction(2, 3), 5), round_fraction(Fraction(5, 2), 1)
+    ('0.66667', '2')
+
+    Running time: O(digits + size of ``value``) big-integer operations.
+    """
     if value == 0:
         return "0." + "0" * (digits - 1) if digits > 1 else "0"
     sign = "-" if value < 0 else ""
@@ -139,12 +192,34 @@ def _place_point(mantissa: str, exponent: int) -> str:
 
 
 def decimal_string(value: sympy.Expr, digits: int = 30) -> str:
-    """``value`` as a decimal string with ``digits`` significant digits, every digit correct.
+    r"""``value`` as a decimal string with ``digits`` significant digits, every digit correct: exact
+    rounding for a rational; for other values two mpmath evaluations at growing working
+    precision must agree.
+
+    Parameters
+    ----------
+    value : sympy.Expr
+        A number without free symbols (``sqrt(2)``, ``exp(-1)/3``).
+    digits : int
+        From 1 to 100000.
+
+    Returns
+    -------
+    str
 
     Raises
     ------
     ModelError
-        ``digits`` below 1, or a value that still contains symbols.
+        ``digits`` out of range, a value that still contains symbols or is not real, or digits
+        that could not be certified.
+
+    Examples
+    --------
+    >>> decimal_string(sympy.sqrt(2), 20)
+    '1.4142135623730950488'
+
+    Running time: O(digits) for a rational; a few evaluations at about ``digits`` + 15 to 400
+    working digits otherwise.
     """
     if not isinstance(digits, int) or digits < 1 or digits > 100000:
         raise ModelError(f"--digits must be a whole number from 1 to 100000, not {digits!r}")

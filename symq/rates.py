@@ -29,8 +29,8 @@ import sympy
 from .errors import ModelError
 from .expressions import parse_expression, positive_symbol
 
-__all__ = ["parse_rate", "parse_value", "positive_symbol", "check_rate", "exact_string",
-           "value_names", "check_names"]
+__all__ = ["parse_rate", "parse_value", "positive_symbol", "check_rate", "value_names",
+           "check_names"]
 
 _NOT_NUMBERS = {"nan", "inf", "infinity", "oo", "zoo"}
 
@@ -44,11 +44,20 @@ def _parse_text(text: str, what: str) -> sympy.Expr:
 
 
 def parse_value(value: Any, what: str) -> sympy.Expr:
-    """Turn user input into an exact sympy expression, without checking its sign.
+    r"""Turn user input into an exact sympy expression, without checking its sign.
 
-    Accepts sympy expressions, ``int``, :class:`fractions.Fraction` and strings (symbol names, exact
-    numbers such as ``3/10`` or the decimal ``0.25`` read as 1/4, or expressions in them, in the
-    grammar of :mod:`symq.expressions`).
+    Parameters
+    ----------
+    value : sympy.Expr, int, Fraction or str
+        A string is a symbol name, an exact number such as ``3/10``, a decimal such as ``0.25``
+        (read as 1/4), or an expression in them, in the grammar of :mod:`symq.expressions`.
+    what : str
+        Names the value in error messages (``"arrival rate of class '1'"``).
+
+    Returns
+    -------
+    sympy.Expr
+        Exact; every symbol is created ``positive=True``.
 
     Raises
     ------
@@ -56,6 +65,13 @@ def parse_value(value: Any, what: str) -> sympy.Expr:
         A float, a bool, a malformed string.
     TypeError
         Input of another type.
+
+    Examples
+    --------
+    >>> parse_value("-1/2", "shift")
+    -1/2
+
+    Running time: O(length of the text) for a string; O(size of the expression) otherwise.
     """
     if isinstance(value, bool):
         raise ModelError(f"{what} is the boolean {value}; give a positive number or a symbol name")
@@ -82,9 +98,34 @@ def parse_value(value: Any, what: str) -> sympy.Expr:
 
 
 def check_rate(expr: sympy.Expr, what: str) -> sympy.Expr:
-    """Refuse a rate that is provably not a finite positive number; symbolic rates pass.
+    r"""Refuse a rate that is provably not a finite positive number; symbolic rates pass (as in
+    sympy.stats, only a condition that is provably false raises).
 
-    Follows sympy.stats: raise only when the condition is provably false.
+    Parameters
+    ----------
+    expr : sympy.Expr
+        The parsed rate.
+    what : str
+        Names it in the error message.
+
+    Returns
+    -------
+    sympy.Expr
+        ``expr`` itself.
+
+    Raises
+    ------
+    ModelError
+        NaN, an infinity, zero, or a value that is provably negative or not real.
+
+    Examples
+    --------
+    >>> check_rate(sympy.Integer(0), "service rate of server '1'")
+    Traceback (most recent call last):
+        ...
+    symq.errors.ModelError: service rate of server '1' is 0; give a positive number (remove the class or server instead)
+
+    Running time: sympy's assumption queries on ``expr``.
     """
     if expr.has(sympy.nan) or expr is sympy.nan:
         raise ModelError(f"{what} is NaN; give a finite positive number")
@@ -98,17 +139,59 @@ def check_rate(expr: sympy.Expr, what: str) -> sympy.Expr:
 
 
 def parse_rate(value: Any, what: str) -> sympy.Expr:
-    """Parse and check one rate: :func:`parse_value` then :func:`check_rate`."""
+    r"""Parse and check one rate: :func:`parse_value` then :func:`check_rate`.
+
+    Parameters
+    ----------
+    value : sympy.Expr, int, Fraction or str
+        As :func:`parse_value`.
+    what : str
+        Names the rate in error messages.
+
+    Returns
+    -------
+    sympy.Expr
+        An exact positive (or symbolic) rate.
+
+    Raises
+    ------
+    ModelError
+        What :func:`parse_value` or :func:`check_rate` refuses.
+
+    Examples
+    --------
+    >>> parse_rate("mu/3", "service rate of server '2'")
+    mu/3
+
+    Running time: that of :func:`parse_value` and :func:`check_rate`.
+    """
     return check_rate(parse_value(value, what), what)
 
 
 def value_names(values: Mapping[Any, Any] | None) -> dict[str, Any]:
-    """``values`` keyed by symbol name: string keys stay, sympy symbols give their name.
+    r"""``values`` keyed by symbol name: string keys stay, sympy symbols give their name.
+
+    Parameters
+    ----------
+    values : mapping or None
+        ``{symbol or name: value}``; ``None`` is the empty mapping.
+
+    Returns
+    -------
+    dict
+        ``{name: value}``.
 
     Raises
     ------
     ModelError
         A key that is neither a string nor a sympy symbol.
+
+    Examples
+    --------
+    >>> value_names({positive_symbol("mu_1"): 2, "lambda_1": "1/2"})
+    {'mu_1': 2, 'lambda_1': '1/2'}
+
+    Running time: O(number of values).
     """
     result: dict[str, Any] = {}
     for key, value in dict(values or {}).items():
@@ -122,8 +205,21 @@ def value_names(values: Mapping[Any, Any] | None) -> dict[str, Any]:
 
 
 def check_names(values: Mapping[str, Any], symbols: Iterable[sympy.Symbol], where: str) -> None:
-    """Refuse a value given for a name that is not a symbol of ``where`` (a typo would otherwise
+    r"""Refuse a value given for a name that is not a symbol of ``where`` (a typo would otherwise
     be ignored silently).
+
+    Parameters
+    ----------
+    values : mapping
+        ``{name: value}`` as :func:`value_names` returns it.
+    symbols : iterable of sympy.Symbol
+        The symbols that may be given values.
+    where : str
+        What owns the symbols, for the message (``"the model"``).
+
+    Returns
+    -------
+    None
 
     Raises
     ------
@@ -136,14 +232,11 @@ def check_names(values: Mapping[str, Any], symbols: Iterable[sympy.Symbol], wher
     Traceback (most recent call last):
         ...
     symq.errors.ModelError: the model has no symbol 'lambda_9'; its symbols: lambda_1
+
+    Running time: O(number of values + number of symbols).
     """
     known = {s.name for s in symbols}
     for name in values:
         if name not in known:
             names = ", ".join(sorted(known)) or "none (it has no symbol left)"
             raise ModelError(f"{where} has no symbol {name!r}; its symbols: {names}")
-
-
-def exact_string(expr: sympy.Expr) -> str:
-    """A sympy-parsable string of an exact value (``21/65``)."""
-    return str(expr)
