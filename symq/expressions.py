@@ -504,13 +504,14 @@ def parse_formula(text: str, what: str = "formula") -> sympy.Expr:
     Parameters
     ----------
     text : str
-        The formula.
+        The formula, as ``symq derive`` prints it.
     what : str
         Names it in error messages.
 
     Returns
     -------
     sympy.Expr
+        With ``theta`` and ``t`` as the symbols of :mod:`symq.distributions`.
 
     Raises
     ------
