@@ -161,8 +161,14 @@ def _run_derive(args: argparse.Namespace) -> int:
     _, model, values = model_with_values(args)
     _, method = handler_for(model, args.quantity, args.discipline)
     from .formulas.output import derive_result, has_structured
-    if not (args.form == "structured" and has_structured(model, args.quantity)):
-        _check_work(args, model)  # the structured form does no rational-function algebra
+    if not has_structured(model, args.quantity):
+        _check_work(args, model)
+    elif args.form != "structured":  # the structured form does no rational-function algebra
+        from .limits import check_expanded
+        check_expanded(model, args.quantity, args.discipline,
+                       f"derive {args.model} {args.quantity} --form {args.form}"
+                       + (f" --discipline {args.discipline}" if args.discipline != "collaborative"
+                          else ""), args)
     from .numeric import full_int_strings
     from .progress import busy
     # a formula is printed in full, however long its numbers (Python's 4300-digit guard is

@@ -38,8 +38,8 @@ from typing import Any, Iterator
 from .errors import TooLargeError
 
 __all__ = ["Limit", "LIMITS", "TooLargeError", "check", "limit_value", "count_unions",
-           "subset_dp_steps", "estimate_states", "sweep_work", "compensation_box_states",
-           "elapsed_ticker"]
+           "subset_dp_steps", "check_expanded", "estimate_states", "sweep_work",
+           "compensation_box_states", "elapsed_ticker"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,11 @@ LIMITS: dict[str, Limit] = {limit.name: limit for limit in (
           "(unions of class server sets; all 2^M sets for alis and rais) times (classes + servers)"),
     Limit("symbolic-dp-steps", 200, "symbolic subset-DP steps",
           "the same count for symbolic rates (every step is rational-function algebra)"),
+    Limit("expanded-terms", 6_000_000, "terms",
+          "`derive --form expanded|factored` with symbolic rates: a bound on the terms of the "
+          "numerators and denominators of the result (all monomials of their degrees, found by "
+          "the same arithmetic on a line; about 5 s per million on one core)",
+          "--max-work N, --no-limits"),
     Limit("states", 50_000, "states with at most N+1 jobs",
           "`verify --max-jobs N`, `report --verify-jobs N`: states of the Markov process that the "
           "balance check enumerates (estimated from the growth of the first levels)"),
@@ -229,6 +234,26 @@ def check_subset_dp(model, discipline: str, what: str, args: Any = None) -> int:
             "to go ahead, or --no-limits")
     check(name, steps, what, limit)
     return steps
+
+
+def check_expanded(model, quantity: str, discipline: str, what: str, args: Any = None) -> int:
+    """Refuse an expanded (or factored) formula whose size bound is past ``expanded-terms``;
+    return the bound.
+
+    The bound (:meth:`symq.formulas.Structured.expanded_size`) counts the monomials of the
+    degrees of the result's numerators and denominators; the degrees come from the same
+    definitions evaluated on a line (milliseconds), and the cost of the expanded route (its
+    products, cancellations and printing) grows with the number of terms.
+
+    Raises
+    ------
+    TooLargeError
+        The bound is past the limit (``ring:4`` ALIS mean numbers: about 3.0e+07 terms).
+    """
+    from .formulas import structured
+    estimate = structured(model, quantity, discipline).expanded_size()
+    check("expanded-terms", estimate, what, limit_value("expanded-terms", args))
+    return estimate
 
 
 # ------------------------------------------------------------------------------ Markov states

@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 
+import flint
 import pytest
 import sympy
 
@@ -29,6 +30,7 @@ from symq.graphs import compatibility_graphs, graph_from_key
 from symq.model import Model
 from symq.nested import is_nested
 from symq.rates import positive_symbol
+from symq.results import as_result
 
 QUANTITIES = {"empty-probability": nz.empty_probability,
               "normalizing-constant": nz.normalizing_constant,
@@ -105,20 +107,99 @@ def test_alis_and_rais_structures_agree():
                 structured(model, quantity, "rais").at(values)
 
 
-@pytest.mark.parametrize("form", ["expanded", "factored"])
-def test_expanded_forms_equal_numeric(form):
+def integer_point(model: Model, rng: random.Random) -> dict[str, int]:
+    """Integer rates with total arrival rate below every service rate (so stable)."""
+    lam_names = {s.name for r in model.arrival_rates.values() for s in r.free_symbols}
+    out = {}
+    for s in sorted(model.symbols, key=lambda s: s.name):
+        out[s.name] = rng.randint(1, 9) if s.name in lam_names else \
+            rng.randint(10 * len(model.classes), 30 * len(model.classes))
+    return out
+
+
+def expanded_at(f, values: dict[str, int]):
+    """The expanded results of ``f`` at integer rates, evaluated from the polynomials."""
+    def leaf(rf):
+        point = [flint.fmpz(values[s.name]) for s in rf.field.symbols]
+        return sympy.Rational(int(rf.num(*point)), int(rf.den(*point)))
+    return _map(f.expanded_values(), leaf)
+
+
+def check_expanded(f, values: dict[str, int]) -> None:
+    """The expanded form of ``f`` equals the numeric exact algorithms at ``values``."""
+    got = expanded_at(f, values)
+    want = numeric(f.model, f.quantity, f.discipline, values)
+    assert got == want, (f.model.compatibility, f.discipline, f.quantity)
+
+
+# every graph up to 3x3 (28), a random 4-server graph and ring:4 (collaborative, ALIS G)
+EXPANDED = SMALL + [random_graph(random.Random(4), 4, 3), symq.model("ring:4")]
+
+
+@pytest.mark.parametrize("discipline", DISCIPLINES)
+def test_expanded_equals_numeric(discipline):
     rng = random.Random(7)
-    models = [g.to_model() for g in compatibility_graphs(3, 2)] + [symq.model("ring:3")]
-    for model in models:
+    for model in EXPANDED:
+        values = integer_point(model, rng)
+        quantities = list(QUANTITIES)
+        if model.name == "ring:4":  # the larger ones take seconds (benchmarks/formulas_bench.py)
+            quantities = quantities if discipline == "collaborative" else ["normalizing-constant"]
+            quantities = [q for q in quantities if not q.startswith("mean")]
+        for quantity in quantities:
+            f = structured(model, quantity, discipline)
+            check_expanded(f, values)
+            size = sum(len(v.num) + len(v.den) for v in _flat(f.expanded_values()))
+            assert size <= f.expanded_size()  # the estimate of the expanded-terms limit
+
+
+def test_a_corrupted_expanded_formula_is_caught():
+    model = symq.model("ring:3")
+    values = integer_point(model, random.Random(5))
+    f = structured(model, "mean-number", "alis")
+    check_expanded(f, values)
+    bad = dataclasses.replace(f)
+    good = f.expanded_values()
+    rf = good["per_class"]["2"]
+    wrong = type(rf)(rf.field, rf.num + rf.den, rf.den, reduce=False)  # the value plus one
+    bad._expanded = as_result({"total": good["total"],
+                                            "per_class": {**good["per_class"], "2": wrong}})
+    with pytest.raises(AssertionError):
+        check_expanded(bad, values)
+
+
+def test_factored_form_equals_numeric():
+    rng = random.Random(7)
+    for model in [g.to_model() for g in compatibility_graphs(3, 2)] + [symq.model("ring:3")]:
         values = stable_point(model, rng)
         point = {positive_symbol(k): v for k, v in values.items()}
         for discipline in DISCIPLINES:
             for quantity in QUANTITIES:
                 if len(model.servers) == 3 and quantity.startswith("mean"):
-                    continue  # large; the structured route covers them
+                    continue  # sympy is slow on these; the expanded test covers them
                 f = structured(model, quantity, discipline)
-                got = _map(f.expanded(form), lambda e: e.xreplace(point))
+                got = _map(f.expanded("factored"), lambda e: e.xreplace(point))
                 assert got == numeric(model, quantity, discipline, values), (model, quantity)
+
+
+def test_expanded_limit_refuses_with_an_estimate(capsys):
+    """``derive --form expanded`` is refused past ``expanded-terms`` (exit status 2, the
+    estimate in one line); a limit equal to the estimate runs, one less is refused."""
+    code = main(["derive", "ring:4", "mean-number", "--form", "expanded", "--discipline", "alis"])
+    err = capsys.readouterr().err
+    assert code == 2 and "terms (limit 6,000,000)" in err and "--max-work" in err
+    estimate = structured("w", "mean-number", "alis").expanded_size()
+    assert main(["derive", "w", "mean-number", "--form", "expanded", "--discipline", "alis",
+                 "--max-work", str(estimate)]) == 0
+    capsys.readouterr()
+    assert main(["derive", "w", "mean-number", "--form", "expanded", "--discipline", "alis",
+                 "--max-work", str(estimate - 1)]) == 2
+    assert f"needs about {estimate:,} terms" in capsys.readouterr().err
+
+
+def _flat(shape):
+    if isinstance(shape, dict):
+        return [x for v in shape.values() for x in _flat(v)]
+    return [shape]
 
 
 def _map(shape, leaf):
