@@ -183,12 +183,36 @@ class UnionEdges:
         empty = np.zeros(0, dtype=np.int64)
         self._raw = (np.concatenate(src) if src else empty, np.concatenate(dst) if dst else empty,
                      np.concatenate(cls) if cls else empty)
-        self.src, self.dst, self.cls = self._sorted("dst")
-        starts = np.searchsorted(self.size_of, np.arange(1, graph.size + 2))
-        edge_starts = np.searchsorted(self.dst, starts)
-        self.levels = [(int(starts[k]), int(starts[k + 1]), int(edge_starts[k]),
-                        int(edge_starts[k + 1])) for k in range(graph.size)
-                       if starts[k] < starts[k + 1]]
+        self._by_dst = None
+
+    def _dst_order(self):
+        """``(src, dst, cls, levels)`` sorted by ``dst`` (built on first use)."""
+        if self._by_dst is None:
+            np = _np()
+            src, dst, cls = self._sorted("dst")
+            size = self.graph.size
+            starts = np.searchsorted(self.size_of, np.arange(1, size + 2))
+            edge_starts = np.searchsorted(dst, starts)
+            levels = [(int(starts[k]), int(starts[k + 1]), int(edge_starts[k]),
+                       int(edge_starts[k + 1])) for k in range(size) if starts[k] < starts[k + 1]]
+            self._by_dst = (src, dst, cls, levels)
+        return self._by_dst
+
+    @property
+    def src(self):
+        return self._dst_order()[0]
+
+    @property
+    def dst(self):
+        return self._dst_order()[1]
+
+    @property
+    def cls(self):
+        return self._dst_order()[2]
+
+    @property
+    def levels(self):
+        return self._dst_order()[3]
 
     def _sorted(self, key: str):
         """``(src, dst, cls)`` sorted by ``key`` (``"dst"``, ``"src"`` or ``"cls"``), ties by
@@ -210,13 +234,35 @@ class UnionEdges:
         c = packed & ((1 << b3) - 1)
         return {"dst": (b, a, c), "src": (a, b, c), "cls": (b, c, a)}[key]
 
+    def _sorted_by_rate(self, key: str):
+        """``(src, dst, v)`` sorted by ``key`` (``"dst"`` or ``"src"``), then by ``v``, the
+        index of the edge's class rate among the distinct values ``rates`` (returned too),
+        then by the other end: the edges into (out of) one union come grouped by rate, so the
+        kernels add the weights of a group before one multiplication by its rate."""
+        np = _np()
+        src, dst, cls = self._raw
+        rates = sorted(set(self.lam_int))
+        where = {v: k for k, v in enumerate(rates)}
+        v = np.array([where[x] for x in self.lam_int], dtype=np.int64)[cls]
+        ib = max(1, len(self.order).bit_length())
+        vb = max(1, len(rates).bit_length())
+        first, second = (dst, src) if key == "dst" else (src, dst)
+        if 2 * ib + vb > 62:  # pragma: no cover - more than 2^28 unions
+            perm = np.lexsort((second, v, first))
+            a, b, c = first[perm], second[perm], v[perm]
+        else:
+            packed = np.sort((first << (ib + vb)) | (v << ib) | second)
+            a, c, b = packed >> (ib + vb), (packed >> ib) & ((1 << vb) - 1), packed & ((1 << ib) - 1)
+        out = (b, a, c) if key == "dst" else (a, b, c)
+        return out, rates
+
     def __len__(self) -> int:
         return len(self.order)
 
     @property
     def edges(self) -> int:
         """The number E of edges."""
-        return len(self.src)
+        return len(self._raw[0])
 
 
 def union_edges(graph: SubsetGraph) -> UnionEdges:
@@ -257,8 +303,7 @@ def _forward(edges: UnionEdges, one: Any, up, lam_int=None, r_int=None):
 
 
 
-def _paired(levels, sources, lam_e, r, one: int, degree: int, lam_max: int,
-            reverse: bool):
+def _paired(levels, sources, r, one: int, degree: int, lam_max: int, reverse: bool):
     r"""Floor and ceil runs at once: each value is packed as ``high << K | low``, so one
     multiplication and one addition per edge serve both runs. The low halves never carry into
     the high ones: every low value is at most its high value, and after every level the check
@@ -267,9 +312,11 @@ def _paired(levels, sources, lam_e, r, one: int, degree: int, lam_max: int,
     ``2**K``. Only the divisions, once per union, unpack. Returns the packed object array and
     ``K`` (``K`` is doubled and the pass rerun when the check fails).
 
-    ``levels`` lists ``(first, stop, a, b, cut, local)``: the unions ``first:stop`` of one size,
-    their edges ``a:b`` grouped by the union they update, the group starts ``cut`` (relative to
-    ``a``) and the unions updated (``local``); ``sources`` are the edge ends read.
+    ``levels`` lists ``(first, stop, a, b, groups, rates, cut, local)``: the unions
+    ``first:stop`` of one size, their edges ``a:b`` grouped by the union they update and by
+    rate (group starts ``groups`` relative to ``a``, the group's rate in ``rates``), the starts
+    ``cut`` of each union's groups and the unions updated (``local``); ``sources`` are the edge
+    ends read. Per level: one gather and one addition per edge, one multiplication per group.
     """
     np = _np()
     grow = lam_max * (degree + 1)
@@ -282,17 +329,20 @@ def _paired(levels, sources, lam_e, r, one: int, degree: int, lam_max: int,
         if not reverse:
             packed[0] = both
         ok = True
-        for first, stop, a, b, cut, local in (reversed(levels) if reverse else levels):
+        for first, stop, a, b, groups, rates, cut, local in (reversed(levels) if reverse
+                                                              else levels):
+            if a < b:
+                terms = rates * np.add.reduceat(packed[sources[a:b]], groups)
+                sums = terms if len(cut) == len(terms) else np.add.reduceat(terms, cut)
             if reverse:
                 acc = np.full(stop - first, both, dtype=object)
                 if a < b:
-                    acc[local - first] += np.add.reduceat(lam_e[a:b] * packed[sources[a:b]], cut)
+                    acc[local - first] += sums
                 idx = np.arange(first, stop)
             elif a == b:
                 continue
             else:
-                acc = np.add.reduceat(lam_e[a:b] * packed[sources[a:b]], cut)
-                idx = local
+                acc, idx = sums, local
             if reverse and first == 0:  # the empty set keeps its sum 2^p G (no division)
                 packed[0] = acc[0]
                 continue
@@ -308,33 +358,37 @@ def _paired(levels, sources, lam_e, r, one: int, degree: int, lam_max: int,
 
 
 def _pair_levels(edges: UnionEdges, reverse: bool):
-    """The ``levels`` of :func:`_paired` (cached on ``edges``)."""
+    """The ``levels`` of :func:`_paired`, its edge ends read and the largest number of edges
+    into (forward) or out of (reverse) one union (cached on ``edges``)."""
     np = _np()
     name = "_rev_levels" if reverse else "_fwd_levels"
     found = getattr(edges, name, None)
     if found is not None:
         return found
-    if reverse:
-        src, dst, cls = edges._sorted("src")
-        starts = np.searchsorted(edges.size_of, np.arange(0, edges.graph.size + 2))
-        edge_starts = np.searchsorted(src, starts)
-        key, sources = src, dst
-        spans = [(int(starts[k]), int(starts[k + 1]), int(edge_starts[k]),
-                  int(edge_starts[k + 1])) for k in range(edges.graph.size + 1)
-                 if starts[k] < starts[k + 1]]
-    else:
-        src, dst, cls = edges.src, edges.dst, edges.cls
-        key, sources = dst, src
-        spans = [(f, t, a, b) for f, t, a, b in edges.levels]
+    (src, dst, v), rates = edges._sorted_by_rate("src" if reverse else "dst")
+    key, sources = (src, dst) if reverse else (dst, src)
+    size_of = edges.size_of
+    starts = np.searchsorted(size_of, np.arange(0, edges.graph.size + 2))
+    edge_starts = np.searchsorted(key, starts)
+    rate_obj = np.array(rates, dtype=object)
     levels, degree = [], 1
-    for first, stop, a, b in spans:
-        d = key[a:b]
-        cut = np.flatnonzero(np.r_[True, d[1:] != d[:-1]]) if a < b else np.zeros(0, np.int64)
-        if a < b:
-            degree = max(degree, int(np.diff(np.r_[cut, b - a]).max()))
-        levels.append((first, stop, a, b, cut, d[cut] if a < b else d))
-    lam = np.array(edges.lam_int, dtype=object)
-    found = (levels, sources, lam[cls], degree)
+    for k in range(edges.graph.size + 1):
+        first, stop = int(starts[k]), int(starts[k + 1])
+        a, b = int(edge_starts[k]), int(edge_starts[k + 1])
+        if first == stop or (not reverse and k == 0):
+            continue
+        if a == b:
+            levels.append((first, stop, a, b, None, None, None, None))
+            continue
+        d, w = key[a:b], v[a:b]
+        change = d[1:] != d[:-1]
+        by_key = np.flatnonzero(np.r_[True, change])
+        degree = max(degree, int(np.diff(np.r_[by_key, b - a]).max()))
+        groups = np.flatnonzero(np.r_[True, change | (w[1:] != w[:-1])])
+        group_key = d[groups]
+        cut2 = np.flatnonzero(np.r_[True, group_key[1:] != group_key[:-1]])
+        levels.append((first, stop, a, b, groups, rate_obj[w[groups]], cut2, group_key[cut2]))
+    found = (levels, sources, degree)
     setattr(edges, name, found)
     return found
 
@@ -344,10 +398,9 @@ def _bound_pair(edges: UnionEdges, one: int, reverse: bool):
     $a^\\mp$) in one packed pass (:func:`_paired`); equal to two separate runs of
     :func:`_forward` / :func:`_reverse` (tested)."""
     np = _np()
-    levels, sources, lam_e, degree = _pair_levels(edges, reverse)
+    levels, sources, degree = _pair_levels(edges, reverse)
     r = np.array(edges.r_int, dtype=object)
-    packed, k_bits = _paired(levels, sources, lam_e, r, one, degree,
-                             max([1, *edges.lam_int]), reverse)
+    packed, k_bits = _paired(levels, sources, r, one, degree, max([1, *edges.lam_int]), reverse)
     mask = (1 << k_bits) - 1
     return packed & mask, packed >> k_bits
 
