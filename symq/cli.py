@@ -174,7 +174,8 @@ def _run_derive(args: argparse.Namespace) -> int:
     # a formula is printed in full, however long its numbers (Python's 4300-digit guard is
     # lifted for this output only)
     with full_int_strings(), busy(f"derive {args.quantity}"):
-        out = derive_result(model, args.quantity, args.discipline, args.form)
+        out = derive_result(model, args.quantity, args.discipline, args.form,
+                            want={"latex": "latex", "json": "all"}.get(args.format, "text"))
     with full_int_strings():
         if args.format == "json":
             data = {"model": _label(args, model), "quantity": args.quantity,

@@ -68,9 +68,12 @@ def has_structured(model: Model, quantity: str) -> bool:
     return quantity in _QUANTITIES and not model.is_numeric
 
 
-def derive_result(model: Model, quantity: str, discipline: str, form: str) -> dict[str, Any]:
+def derive_result(model: Model, quantity: str, discipline: str, form: str,
+                  want: str = "all") -> dict[str, Any]:
     """``{"form", "structured" (or None), "result" (sympy shape or None), "text",
-    "latex"}`` for ``symq derive``.
+    "latex"}`` for ``symq derive``; ``want`` ``"text"`` or ``"latex"`` prints the expanded
+    and factored forms only that way (the other entry is None: printing tens of megabytes
+    twice costs seconds), ``"all"`` both (JSON).
 
     Raises
     ------
@@ -99,15 +102,18 @@ def derive_result(model: Model, quantity: str, discipline: str, form: str) -> di
             lines += [f"result {label}: {name}" for label, name in results]
         return {"form": form, "structured": f, "result": None, "text": "\n".join(lines),
                 "latex": f.latex(), "json_result": None}
-    texts = f.expanded_text(form)
-    lates = f.expanded_text(form, latex=True)
+    texts = f.expanded_text(form) if want != "latex" else None
+    lates = f.expanded_text(form, latex=True) if want != "text" else None
     labelled = f.result_names()
-    flat_text = _flat(texts)
-    flat_tex = _flat(lates)
-    text = "\n".join(f"{label}: {t}" if label else t for (label, _), t in zip(labelled, flat_text))
-    tex = latex_rows([(names[name] if label else "", t)
-                      for (label, name), t in zip(labelled, flat_tex)])
-    json_result = _zip_shape(texts, lates)
+    text = tex = json_result = None
+    if texts is not None:
+        text = "\n".join(f"{label}: {t}" if label else t
+                         for (label, _), t in zip(labelled, _flat(texts)))
+    if lates is not None:
+        tex = latex_rows([(names[name] if label else "", t)
+                          for (label, name), t in zip(labelled, _flat(lates))])
+    if texts is not None and lates is not None:
+        json_result = _zip_shape(texts, lates)
     return {"form": form, "structured": f, "result": None, "text": text, "latex": tex,
             "json_result": json_result}
 
