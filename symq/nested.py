@@ -44,10 +44,30 @@ def _server_sets(model: Model) -> list[frozenset[str]]:
 
 
 def is_nested(model: Model) -> bool:
-    """True when any two server sets $S_i$, $S_k$ are disjoint or one contains the other.
+    r"""True when any two server sets $S_i$, $S_k$ are disjoint or one contains the other ([GR20]_
+    section 4).
 
     Sorted by decreasing size, the family is laminar iff each set meets only sets that contain
-    it among the larger ones: checked with a per-server record of the smallest set seen so far."""
+    it among the larger ones: checked with a per-server record of the smallest set seen so far.
+
+    Parameters
+    ----------
+    model : Model
+        Any compatibility graph (the rates are not read).
+
+    Returns
+    -------
+    bool
+        Whether the server sets form a laminar family.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> is_nested(model("w")), is_nested(model("ring:3"))
+    (True, False)
+
+    Running time: O(J log J + sum of |S_i|) for J classes.
+    """
     sets = sorted(_server_sets(model), key=len, reverse=True)
     smallest: dict[str, frozenset[str]] = {}
     for s in sets:
@@ -107,13 +127,31 @@ def _forest(model: Model) -> _Forest:
 
 
 def nesting_tree(model: Model) -> nx.DiGraph:
-    """The nesting forest: one node per distinct server set (a frozenset), an edge from each set
+    r"""The nesting forest: one node per distinct server set (a frozenset), an edge from each set
     to the sets it immediately contains; node attribute ``classes`` lists the classes with that set.
+
+    Parameters
+    ----------
+    model : Model
+        A nested model; its forest is built here.
+
+    Returns
+    -------
+    networkx.DiGraph
+        Nodes are frozensets of servers, roots the maximal sets.
 
     Raises
     ------
     ModelError
         The model is not nested; the message names two overlapping classes.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> sorted((sorted(a), sorted(b)) for a, b in nesting_tree(model("w")).edges())
+    [(['1', '2'], ['1']), (['1', '2'], ['2'])]
+
+    Running time: O(J log J + sum of |S_i|) for J classes.
     """
     forest = _forest(model)
     tree = nx.DiGraph()
@@ -126,7 +164,32 @@ def nesting_tree(model: Model) -> nx.DiGraph:
 
 def nested_loads(model: Model) -> dict[frozenset[str], tuple[sympy.Expr, sympy.Expr]]:
     r"""For each node $S$ of the nesting tree: $(\lambda_S, \hat\mu_S)$ with
-    $\hat\mu_S = \mu(S) - \lambda(R(S)) + \lambda_S$ ([GR20]_, Theorem 4.5)."""
+    $\hat\mu_S = \mu(S) - \lambda(R(S)) + \lambda_S$ ([GR20]_, Theorem 4.5).
+
+    Parameters
+    ----------
+    model : Model
+        A nested model; each tree node $S$ gets its pair.
+
+    Returns
+    -------
+    dict
+        ``{server set: (lambda_S, hat mu_S)}``.
+
+    Raises
+    ------
+    ModelError
+        Two server sets overlap without one containing the other (the message names
+        the two classes).
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> nested_loads(model("n"))[frozenset({"1", "2"})]
+    (lambda_2, -lambda_1 + mu_1 + mu_2)
+
+    Running time: O(J M) for J classes and M servers.
+    """
     tree = _forest(model)
     lam = model.arrival_rates
     mu = model.service_rates
@@ -138,12 +201,31 @@ def nested_loads(model: Model) -> dict[frozenset[str], tuple[sympy.Expr, sympy.E
 
 
 def nested_empty_probability(model: Model) -> sympy.Expr:
-    r"""$\pi(\emptyset) = \prod_S (1-\rho_S)$ for a nested collaborative system ([GR20]_, Thm 4.5).
+    r"""$\pi(\emptyset) = \prod_S (1-\rho_S)$, $\rho_S=\lambda_S/\hat\mu_S$, for a nested
+    collaborative system ([GR20]_, Thm 4.5).
+
+    Parameters
+    ----------
+    model : Model
+        A nested model (symbolic rates give a product of factors).
+
+    Returns
+    -------
+    sympy.Expr
+        $\prod_S(1-\rho_S)$ over the tree nodes.
 
     Raises
     ------
     ModelError
-        The model is not nested.
+        The server sets are not a laminar family.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> nested_empty_probability(example_model("w"))
+    1547/2480
+
+    Running time: O(J M) for J classes and M servers.
     """
     if model.is_empty:
         return sympy.Integer(1)
@@ -175,17 +257,31 @@ def collaborative_response_time(model: Model, job_class: str) -> ExponentialMixt
     $T_Q^{M/M/1}$ that exponential with probability $\rho=\lambda/\hat\mu$ (Cor 4.4). Classes
     with the same server set are one node of the tree (their rates add).
 
-    Examples
-    --------
-    >>> from sympy import latex
-    >>> from symq import model
-    >>> print(collaborative_response_time(model("n"), "2").latex("T_2"))
-    T_2 \sim \mathrm{Exp}\left(- \lambda_{1} - \lambda_{2} + \mu_{1} + \mu_{2}\right)
+    Parameters
+    ----------
+    model : Model
+        A nested model under the collaborative discipline.
+    job_class : str
+        A class of the model.
+
+    Returns
+    -------
+    ExponentialMixture
+        Exact law, with ``mean()``, ``lst()``, ``survival()`` and ``latex()``.
 
     Raises
     ------
     ModelError
-        The model is not nested, or the class is unknown.
+        The model is not nested (two classes overlap), or ``job_class`` is not one of its
+        classes.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> print(collaborative_response_time(model("n"), "2").latex("T_2"))
+    T_2 \sim \mathrm{Exp}\left(- \lambda_{1} - \lambda_{2} + \mu_{1} + \mu_{2}\right)
+
+    Running time: O(J M) to build the tree, then O(depth) terms.
     """
     tree = _forest(model)
     loads = nested_loads(model)
@@ -208,6 +304,33 @@ def nested_queueing_time_given_busy(model: Model, job_class: str,
     $T_{iQ}\mid B\sim T^{M/M/1}(\lambda_i,\hat\mu_i)+\sum_{S_i\subsetneq S_j\subseteq B}
     T_Q^{M/M/1}(\lambda_j,\hat\mu_j)$. (Given the *ordered* busy servers the analogous law of
     Thm 5.4 is false; see docs/theory-subset-dp.md §4.4.)
+
+    Parameters
+    ----------
+    model : Model
+        A nested model under FCFS-ALIS or RAIS.
+    job_class : str
+        A class of the model.
+    busy : set of str
+        The busy servers $B$.
+
+    Returns
+    -------
+    ExponentialMixture
+        Zero when a server of $S_i$ is idle.
+
+    Raises
+    ------
+    ModelError
+        The model is not nested, or the class is unknown.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> nested_queueing_time_given_busy(model("n"), "1", {"1"}).mean()
+    -1/(lambda_1 - mu_1)
+
+    Running time: O(J M) for the reduced tree.
     """
     busy = frozenset(busy)
     node = _node_of(model, job_class)
@@ -231,13 +354,35 @@ def nested_noncollaborative_response_time(model: Model, job_class: str,
     $S_i$ share one rate $\mu$ ([GR20]_ Cor 4.8, mixed over the busy set by PASTA):
     $T_i\sim\mathrm{Exp}(\mu)+\sum_BP(B)\,(T_{iQ}\mid B)$.
 
-    ``busy_probabilities`` maps frozensets of busy servers to their stationary probabilities.
+    Parameters
+    ----------
+    model : Model
+        A nested model under FCFS-ALIS or RAIS, as for the queueing time.
+    job_class : str
+        A class whose servers share one rate.
+    busy_probabilities : dict
+        ``{frozenset of busy servers: stationary probability}``.
+
+    Returns
+    -------
+    ExponentialMixture
+        Service plus the busy-set mixture of queueing times.
 
     Raises
     ------
     ModelError
         Servers of the class with different rates (the service time then depends on the
-        server, and the wait and the server are dependent).
+        server, and the wait and the server are dependent), a model that is not nested.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> busy = {frozenset(): "1/2", frozenset({"1"}): "1/4", frozenset({"2"}): "1/8",
+    ...         frozenset({"1", "2"}): "1/8"}
+    >>> nested_noncollaborative_response_time(example_model("n"), "2", busy).mean()
+    13/12
+
+    Running time: O(2^M J M) for the $2^M$ busy sets.
     """
     node = _node_of(model, job_class)
     rates = {model.service_rates[s] for s in node}
@@ -254,7 +399,31 @@ def nested_means(model: Model) -> dict[str, object]:
     ``G`` $=1/\pi(\emptyset)$, ``empty`` $=\prod_S(1-\rho_S)$, ``idle`` $P(k\text{ idle})=
     \prod_{S\ni k}(1-\rho_S)$ (the reduced system $\vdash k$ keeps the other nodes unchanged),
     and ``L`` $L_i=\lambda_iE T_i$ with $E T_i=\frac1{r(S_i)}+\sum_{S_j\supsetneq S_i}
-    \frac{\rho_j}{\hat\mu_j-\lambda_j}$ (Little's law)."""
+    \frac{\rho_j}{\hat\mu_j-\lambda_j}$ (Little's law).
+
+    Parameters
+    ----------
+    model : Model
+        A nested model at any rates.
+
+    Returns
+    -------
+    dict
+        ``{"G", "empty", "idle": {server: value}, "L": {class: value}}``.
+
+    Raises
+    ------
+    ModelError
+        The model is not nested (:func:`is_nested` is false).
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> nested_means(example_model("n"))["L"]
+    {'1': 5/14, '2': 1/6}
+
+    Running time: O(J M + M depth) for J classes, M servers and a tree of that depth.
+    """
     tree = _forest(model)
     loads = nested_loads(model)
     one_minus = {s: (mu_hat - lam) / mu_hat for s, (lam, mu_hat) in loads.items()}

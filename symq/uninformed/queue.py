@@ -132,10 +132,12 @@ def is_uninformed(model: Model) -> bool:
     Parameters
     ----------
     model : Model
+        Any model; only its compatibility graph is read.
 
     Returns
     -------
     bool
+        True for one class whose server set is every server.
 
     Examples
     --------
