@@ -358,7 +358,9 @@ def certified_values(model: Model, discipline: str, per_class: bool, digits: int
     ('0.642857142857', '0.357142857143')
 
     Running time: that of the DP (module docstring of each discipline) times the number of
-    precision raises (usually none), at O(bits^1.6) per ball operation.
+    precision raises (usually none), at O(bits^1.6) per ball operation; collaborative models on
+    the kernels: O(E) integer operations for E <= U J steps between U unions (mean numbers:
+    O(E + U J)).
     """
     if not HAVE_FLINT:  # pragma: no cover - depends on the environment
         raise UnsupportedError("certified digits need python-flint; use exact rationals")

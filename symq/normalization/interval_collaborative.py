@@ -33,8 +33,12 @@ against the exact values.
 
 **Cost.** The unions, their slacks and the edge lists ``(src, dst, class)`` are built with
 numpy; the arithmetic runs level by level (unions of equal size are independent) on numpy
-object arrays of Python integers of $p$ bits: O(E) integer operations per pass for
-$E\le UJ$ edges, two passes (floor, ceil) for $G$, four for the mean numbers.
+object arrays of Python integers: O(E) integer operations per pass for $E\le UJ$ edges. The
+floor and ceil runs share one pass (both values packed in one integer, carry-free by a checked
+bound), and the edges into one union are grouped by class rate, so a pass costs one gather and
+one addition per edge and one multiplication per group: one pass for $G$, $\pi(\emptyset)$
+and the idle probabilities, a second (reverse) one and O(E + UJ) products for the mean
+numbers.
 
 Examples
 --------
