@@ -1,20 +1,26 @@
 """Benchmark of the symbolic formulas (issue 14): every discipline x quantity x model, the
 structured form (symq.formulas: definitions plus their LaTeX), the expanded form (one cancelled
-rational function from the definitions in python-flint arithmetic, printed as text, what
-``symq derive --form expanded`` prints) and the old expanded derivation (``symq.derive`` of an
-untouched checkout, sympy FracField subset DPs).
+rational function from the definitions in python-flint arithmetic with factored denominators,
+printed as text, what ``symq derive --form expanded`` prints) and the old expanded derivation
+(``symq.derive`` of an untouched checkout, sympy FracField subset DPs).
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/formulas_bench.py [--baseline /work/baseline] [--timeout 60]
+    .venv/bin/python benchmarks/formulas_bench.py [--baseline /work/baseline] [--timeout 30]
+
+Columns: ``defs`` definitions of the structured form; ``structured`` its time (in this
+process, imports warm); ``expanded`` the time of the expanded form including printing it as
+text, ``MB`` the size of that text; ``bound`` the estimate of the ``expanded-terms`` limit of
+``symq derive`` (a ``*`` marks a cell that the command line refuses by default, limit
+6,000,000); ``old`` the old derivation.
 
 The expanded and old columns run in child processes, one per (model, discipline, route), the
 quantities in order of cost; a quantity past the time limit prints ``>T s`` and the child is
 stopped; the quantities after it in that row print ``skip`` (each needs at least as much work:
-the idle probabilities and mean numbers build on the tables of the empty probability). Models
-with more than 4 servers get a shorter limit (``--timeout-large``, default 15 s) so that the
-whole run stays near 15 minutes on a loaded 2-core machine. Structured times are measured in
-this process (imports warm).
+the idle probabilities and mean numbers build on the tables of the empty probability; see
+their bound). Models with more than 4 servers get a shorter limit (``--timeout-large``,
+default 10 s: the 30 s target of the expanded form is for at most 4 servers) so that the
+whole run stays near 15 minutes on a loaded 2-core machine.
 """
 
 from __future__ import annotations
@@ -54,7 +60,9 @@ for q in quantities:
     if route == "new":
         from symq.formulas import structured
         f = structured(model, q, discipline)
-        size = len(str(f.expanded_text()))
+        text = f.expanded_text()
+        size = sum(len(t) for t in (text.values() if isinstance(text, dict) else [text])
+                   for t in (t.values() if isinstance(t, dict) else [t]))
     else:
         size = len(str(symq.derive(model, q, discipline)))
     print(json.dumps([q, time.perf_counter() - start, size]), flush=True)
@@ -106,6 +114,7 @@ def run_row(spec: str, discipline: str, route: str, limit: float, baseline: str 
                 break
             q, seconds, size = json.loads(line)
             out[q] = f"{seconds:.2f} s"
+            out[q + " size"] = f"{size / 1e6:.2f}"
             pending.remove(q)
             deadline = time.monotonic() + limit
         if pending:
@@ -125,27 +134,40 @@ def run_row(spec: str, discipline: str, route: str, limit: float, baseline: str 
     return out
 
 
-def structured_time(model, quantity: str, discipline: str) -> tuple[str, int]:
+def structured_time(model, quantity: str, discipline: str) -> tuple[str, int, str]:
+    """The structured form's time, its number of definitions and the expanded-terms bound."""
     from symq.formulas import _BUILT, structured
+    from symq.limits import LIMITS
     _BUILT.clear()
     start = time.perf_counter()
     f = structured(model, quantity, discipline)
     f.latex()
-    return f"{time.perf_counter() - start:.2f} s", len(f.definitions)
+    seconds = time.perf_counter() - start
+    bound = f.expanded_size()
+    mark = "*" if bound > LIMITS["expanded-terms"].default else " "
+    return f"{seconds:.2f} s", len(f.definitions), f"{bound:.1e}{mark}"
+
+
+def load_average() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", default="/work/baseline")
-    parser.add_argument("--timeout", type=float, default=60)
-    parser.add_argument("--timeout-large", type=float, default=15)
+    parser.add_argument("--timeout", type=float, default=30)
+    parser.add_argument("--timeout-large", type=float, default=10)
     parser.add_argument("--models", nargs="*", default=list(MODELS))
     parser.add_argument("--no-old", action="store_true")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     started = time.perf_counter()
+    print(f"load average at start: {load_average()}")
     header = f"{'model':15} {'discipline':13} {'quantity':24} {'defs':>5} {'structured':>10} " \
-             f"{'expanded':>10} {'old':>10}"
+             f"{'expanded':>10} {'MB':>7} {'bound':>9} {'old':>10}"
     print(header)
     print("-" * len(header))
     for name in args.models:
@@ -156,10 +178,11 @@ def main() -> int:
             new = run_row(spec, discipline, "new", limit, None)
             old = {} if args.no_old else run_row(spec, discipline, "old", limit, args.baseline)
             for q in QUANTITIES:
-                t, defs = structured_time(model, q, discipline)
+                t, defs, bound = structured_time(model, q, discipline)
                 print(f"{name:15} {discipline:13} {q:24} {defs:5d} {t:>10} {new[q]:>10} "
-                      f"{old.get(q, '-'):>10}", flush=True)
-    print(f"total {time.perf_counter() - started:.0f} s")
+                      f"{new.get(q + ' size', '-'):>7} {bound:>9} {old.get(q, '-'):>10}",
+                      flush=True)
+    print(f"total {time.perf_counter() - started:.0f} s; load average at end: {load_average()}")
     return 0
 
 
