@@ -107,7 +107,27 @@ class CompatibilityGraph:
 
 
 def canonical_form(rows: Sequence[int], server_count: int) -> tuple[int, ...]:
-    """The smallest sorted tuple of server bitmasks over all renamings of the servers."""
+    r"""The smallest sorted tuple of server bitmasks over all renamings of the servers.
+
+    Parameters
+    ----------
+    rows : sequence of int
+        One server bitmask per class.
+    server_count : int
+        $M$, the number of servers (bits).
+
+    Returns
+    -------
+    tuple of int
+        Equal for two graphs exactly when they are the same up to renaming classes and servers.
+
+    Examples
+    --------
+    >>> canonical_form([0b10, 0b11], 2)
+    (1, 3)
+
+    Running time: O(M! J log J) for J classes (M is at most 7 in sweeps).
+    """
     best = None
     for perm in itertools.permutations(range(server_count)):
         image = tuple(sorted(sum(1 << perm[k] for k in _bits(row)) for row in rows))
@@ -118,7 +138,24 @@ def canonical_form(rows: Sequence[int], server_count: int) -> tuple[int, ...]:
 
 
 def is_connected(rows: Sequence[int]) -> bool:
-    """True when the bipartite graph of the server bitmasks ``rows`` is connected."""
+    r"""True when the bipartite graph of the server bitmasks ``rows`` is connected.
+
+    Parameters
+    ----------
+    rows : sequence of int
+        One server bitmask per class; an empty sequence is not connected.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_connected([0b01, 0b10]), is_connected([0b01, 0b11])
+    (False, True)
+
+    Running time: O(J^2) mask operations for J classes.
+    """
     if not rows:
         return False
     reached, component = rows[0], {0}
@@ -142,7 +179,31 @@ def _server_columns(rows: Sequence[int], server_count: int) -> list[int]:
 
 
 def passes_filters(rows: Sequence[int], server_count: int, filters: Iterable[str]) -> bool:
-    """True when the graph with server bitmasks ``rows`` passes every filter of :data:`FILTERS`."""
+    r"""True when the graph with server bitmasks ``rows`` passes every filter of :data:`FILTERS`
+    (``nested``, ``distinct-classes``, ``distinct-servers``).
+
+    Parameters
+    ----------
+    rows : sequence of int
+        One server bitmask per class.
+    server_count : int
+        $M$, needed for the server columns.
+    filters : iterable of str
+        Filter names, already checked by :func:`check_filters`.
+
+    Returns
+    -------
+    bool
+        True for no filters.
+
+    Examples
+    --------
+    >>> passes_filters([0b01, 0b11], 2, ["nested"]), passes_filters([0b11, 0b11], 2,
+    ...                                                             ["distinct-classes"])
+    (True, False)
+
+    Running time: O(J^2 + J M) for J classes.
+    """
     for name in filters:
         if name == "nested" and not _is_nested(rows):
             return False
@@ -198,14 +259,17 @@ def _graphs_of_size(class_count: int, server_count: int) -> Iterator[tuple[int, 
 
 def compatibility_graphs(max_classes: int, max_servers: int, filters: Iterable[str] = (),
                          exact_size: bool = False) -> list[CompatibilityGraph]:
-    """Every connected compatibility graph with at most ``max_classes`` classes and
+    r"""Every connected compatibility graph with at most ``max_classes`` classes and
     ``max_servers`` servers, once each up to renaming classes and servers.
 
     Parameters
     ----------
-    max_classes, max_servers : the largest numbers of classes and servers (1 to 7)
-    filters : names from :data:`FILTERS`; a graph is kept when it passes all of them
-    exact_size : only graphs with exactly ``max_classes`` classes and ``max_servers`` servers
+    max_classes, max_servers : int
+        The largest numbers of classes and servers (1 to 7).
+    filters : iterable of str
+        Names from :data:`FILTERS`; a graph is kept when it passes all of them.
+    exact_size : bool
+        Only graphs with exactly ``max_classes`` classes and ``max_servers`` servers.
 
     Returns
     -------
@@ -218,6 +282,14 @@ def compatibility_graphs(max_classes: int, max_servers: int, filters: Iterable[s
         A size outside 1..7 or an unknown filter.
     TypeError
         A size that is not an int.
+
+    Examples
+    --------
+    >>> [str(g) for g in compatibility_graphs(2, 2)]
+    ['{1}', '{1,2}', '{1},{1}', '{1},{1,2}', '{1,2},{1,2}']
+
+    Running time: O(C(2^M + J, J) M! J) over the multisets of J nonempty server sets, for each
+    size up to the maxima (the sweep limit of :mod:`symq.limits` bounds it).
     """
     max_classes = _check_size(max_classes, "classes")
     max_servers = _check_size(max_servers, "servers")
@@ -237,12 +309,29 @@ _KEY = re.compile(r"\{(\d+(?:,\d+)*)\}")
 
 
 def graph_from_key(key: str) -> CompatibilityGraph:
-    """The graph named ``key`` (``'{1},{1,2}'``), brought to canonical form.
+    r"""The graph named ``key`` (``'{1},{1,2}'``), brought to canonical form.
+
+    Parameters
+    ----------
+    key : str
+        Server sets of the classes in braces, servers numbered 1..M.
+
+    Returns
+    -------
+    CompatibilityGraph
+        Its ``key`` may differ from the argument (canonical renaming).
 
     Raises
     ------
     ModelError
         A malformed key, or servers that are not numbered 1..M without gaps.
+
+    Examples
+    --------
+    >>> str(graph_from_key("{2},{1,2}"))
+    '{1},{1,2}'
+
+    Running time: O(M! J log J) for the canonical form.
     """
     sets = _KEY.findall(key)
     if not sets or ",".join("{" + s + "}" for s in sets) != key.replace(" ", ""):
@@ -261,7 +350,27 @@ def graph_from_key(key: str) -> CompatibilityGraph:
 
 
 def graph_of_model(model: Model) -> CompatibilityGraph:
-    """The canonical graph of a model (its names and rates forgotten)."""
+    r"""The canonical graph of a model (its names and rates forgotten).
+
+    Parameters
+    ----------
+    model : Model
+        Any model; only the compatibility sets are read (classes and servers are renumbered
+        in their order).
+
+    Returns
+    -------
+    CompatibilityGraph
+        In canonical form.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> str(graph_of_model(model("w")))
+    '{1},{2},{1,2}'
+
+    Running time: O(M! J log J) for J classes and M servers.
+    """
     index = {j: k for k, j in enumerate(model.servers)}
     rows = [sum(1 << index[j] for j in model.compatibility[i]) for i in model.classes]
     return CompatibilityGraph(len(rows), len(index), canonical_form(rows, len(index)))
