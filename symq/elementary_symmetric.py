@@ -105,7 +105,19 @@ def elementary_symmetric_sums(elements: Iterable[Any]) -> list[Any]:
 
 def elementary_symmetric_sum(elements: Iterable[Any], k: int) -> Any:
     r"""$P(\mathcal S, k)$: the sum of all products of $k$ distinct elements (0 outside
-    $0 \le k \le |\mathcal S|$).
+    $0 \le k \le |\mathcal S|$); [Cab]_ writes the law of the uninformed queue with it.
+
+    Parameters
+    ----------
+    elements : iterable
+        The multiset $\mathcal S$: ints, Fractions or sympy expressions.
+    k : int
+        Any integer.
+
+    Returns
+    -------
+    int, Fraction or sympy.Expr
+        Of the type of :func:`elementary_symmetric_sums`.
 
     Raises
     ------
@@ -118,6 +130,8 @@ def elementary_symmetric_sum(elements: Iterable[Any], k: int) -> Any:
     11
     >>> elementary_symmetric_sum([1, 2, 3], -1)
     0
+
+    Running time: O(n^2) for n elements (all the sums are formed).
     """
     if isinstance(k, bool) or not isinstance(k, int):
         raise TypeError(f"k must be an integer, not {k!r}")
@@ -131,7 +145,29 @@ def _without(elements: Sequence[Any], index: int) -> list[Any]:
 
 def removal_identity_residual(elements: Sequence[Any], index: int, k: int) -> sympy.Expr:
     r"""$P(\mathcal S, k) - s P(\mathcal S - \{s\}, k-1) - P(\mathcal S - \{s\}, k)$ with
-    $s$ = ``elements[index]``, simplified (0 when the identity holds)."""
+    $s$ = ``elements[index]``, simplified (0 when the identity holds).
+
+    Parameters
+    ----------
+    elements : sequence
+        The multiset $\mathcal S$.
+    index : int
+        Position of the removed element $s$.
+    k : int
+        The order of the sum; identities hold for every integer.
+
+    Returns
+    -------
+    sympy.Expr
+        The cancelled residual.
+
+    Examples
+    --------
+    >>> removal_identity_residual([1, 2, 3], 0, 2)
+    0
+
+    Running time: O(n^2) for the three sums, plus ``sympy.cancel``.
+    """
     s = elements[index]
     rest = _without(elements, index)
     value = (elementary_symmetric_sum(elements, k) - s * elementary_symmetric_sum(rest, k - 1)
@@ -140,7 +176,27 @@ def removal_identity_residual(elements: Sequence[Any], index: int, k: int) -> sy
 
 
 def reciprocal_identity_residual(elements: Sequence[Any], k: int) -> sympy.Expr:
-    r"""$P(\mathcal S^{-1}, k) - P(\mathcal S, |\mathcal S| - k)/\prod_{s} s$, simplified."""
+    r"""$P(\mathcal S^{-1}, k) - P(\mathcal S, |\mathcal S| - k)/\prod_{s} s$, simplified.
+
+    Parameters
+    ----------
+    elements : sequence
+        Nonzero elements of $\mathcal S$.
+    k : int
+        From 0 to $|\mathcal S|$.
+
+    Returns
+    -------
+    sympy.Expr
+        Zero when the reciprocal identity holds.
+
+    Examples
+    --------
+    >>> reciprocal_identity_residual([1, 2, 3], 1)
+    0
+
+    Running time: O(n^2) for the two sums, plus ``sympy.cancel``.
+    """
     product = sympy.Mul(*[sympy.sympify(_exact(s)) for s in elements])
     value = (elementary_symmetric_sum([1 / sympy.sympify(_exact(s)) for s in elements], k)
              - elementary_symmetric_sum(elements, len(elements) - k) / product)
@@ -150,8 +206,16 @@ def reciprocal_identity_residual(elements: Sequence[Any], k: int) -> sympy.Expr:
 def identity_residuals(elements: Sequence[Any]) -> dict[str, sympy.Expr]:
     r"""Residuals of both identities for every element and every $k$ from $-1$ to $n+1$.
 
-    Returns a mapping ``"removal s=<i> k=<k>"`` / ``"reciprocal k=<k>"`` to the simplified residual;
-    all values are 0 when the identities hold.
+    Parameters
+    ----------
+    elements : sequence
+        The multiset $\mathcal S$ (symbols make it a proof for all values).
+
+    Returns
+    -------
+    dict
+        ``"removal s=<i> k=<k>"`` / ``"reciprocal k=<k>"`` to the simplified residual; all values
+        are 0 when the identities hold.
 
     Examples
     --------
@@ -159,6 +223,8 @@ def identity_residuals(elements: Sequence[Any]) -> dict[str, sympy.Expr]:
     >>> x, y = symbols("x y", positive=True)
     >>> set(identity_residuals([x, y]).values())
     {0}
+
+    Running time: O(n^4) for the n (n + 3) residuals of O(n^2) each.
     """
     elements = list(elements)
     n = len(elements)
