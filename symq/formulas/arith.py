@@ -129,8 +129,21 @@ class RationalFunctions:
         return out
 
     # printers straight from the polynomials (sympy's printers take seconds on large ones)
+    def _printed(self, p, kind: str, make) -> str:
+        """``make(p)``, reusing the text of an equal polynomial printed before (the
+        per-class and per-server results often share their denominator)."""
+        memo = self.__dict__.setdefault("_memo", [])
+        for q, k, text in memo:
+            if k == kind and (q is p or (len(q) == len(p) and q == p)):
+                return text
+        text = make(p)
+        if len(p) > 1000:
+            memo.append((p, kind, text))
+            del memo[:-8]
+        return text
+
     def poly_text(self, p) -> str:
-        return str(p).replace("^", "**")
+        return self._printed(p, "text", lambda p: str(p).replace("^", "**"))
 
     def poly_latex(self, p) -> str:
         """LaTeX of a polynomial, rewritten from flint's text by one regular expression
@@ -148,7 +161,8 @@ class RationalFunctions:
             return t if m.group(2) is None else f"{t}^{{{m.group(2)}}}"
         if p.is_zero():
             return "0"
-        return self._tex_re.sub(name, str(p)).replace("*", " ")
+        return self._printed(p, "latex",
+                             lambda p: self._tex_re.sub(name, str(p)).replace("*", " "))
 
     def factored_parts(self, p, printer) -> str:
         content, factors = p.factor()
@@ -280,6 +294,7 @@ class FactoredFunctions(RationalFunctions):
         self._index: dict[str, int] = {}
         self._split: dict[int, tuple] = {}
         self.composite: set[int] = set()  # factors not known to be irreducible
+        self._images: dict[int, tuple] = {}  # composite factors restricted to the line
         self.factor_terms = 0 if line else 2000  # larger polynomials are not factored
         self._pow: dict[tuple[int, int], Any] = {}
         self.one_poly = self.ctx.from_dict({(0,) * n: 1})
@@ -406,13 +421,18 @@ class FactoredFunctions(RationalFunctions):
         of $h$ divides that of ``b``), so univariate images without a common factor leave
         no common factor of positive degree. Cost: two compositions with a line (about
         five evaluations of ``a``) and one univariate gcd."""
-        bl = b.compose(*self._line, ctx=self._line_ctx)
-        if bl.total_degree() != b.total_degree():
+        key = id(b)
+        if key not in self._images or self._images[key][0] is not b:
+            bl = b.compose(*self._line, ctx=self._line_ctx)  # once per factor
+            ok = bl.total_degree() == b.total_degree()
+            self._images[key] = (b, self._univariate(bl) if ok else None)
+        ub = self._images[key][1]
+        if ub is None:
             return False
         al = a.compose(*self._line, ctx=self._line_ctx)
         if al.is_zero():
             return False
-        return self._univariate(bl).gcd(self._univariate(al)).degree() <= 0
+        return ub.gcd(self._univariate(al)).degree() <= 0
 
     def _univariate(self, p):
         coeffs = {int(k[0]): int(c) for k, c in zip(p.monoms(), p.coeffs())}
