@@ -27,12 +27,47 @@ _SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\
 
 
 def escape(text: str) -> str:
-    """Text safe for LaTeX's text mode (names, file names)."""
+    r"""Text safe for LaTeX's text mode (names, file names).
+
+    Parameters
+    ----------
+    text : str
+        Any text; non-strings are converted with ``str``.
+
+    Returns
+    -------
+    str
+        With ``& % $ # _ { } ~ ^ \`` escaped.
+
+    Examples
+    --------
+    >>> print(escape("a_b & 50%"))
+    a\_b \& 50\%
+
+    Running time: O(length of the text).
+    """
     return "".join(_SPECIAL.get(c, c) for c in str(text))
 
 
 def set_latex(items: Iterable[str]) -> str:
-    """A set of names in math mode: ``\\{1, 2\\}``."""
+    r"""A set of names in math mode: ``\{1, 2\}``; names that are not numbers go in ``\text``.
+
+    Parameters
+    ----------
+    items : iterable of str
+        Class or server names.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(set_latex(["1", "a"]))
+    \{1, \text{a}\}
+
+    Running time: O(total length of the names).
+    """
     return r"\{" + ", ".join(_math_name(i) for i in items) + r"\}"
 
 
@@ -41,8 +76,30 @@ def _math_name(name: str) -> str:
 
 
 def math_block(expr: sympy.Expr | str, lhs: str = "") -> str:
-    """A displayed equation; one longer than 300 characters goes in a ``multline*``, broken at
-    top-level plus signs, so that it fits the page with amsmath alone."""
+    r"""A displayed equation; one longer than 300 characters goes in a ``multline*``, broken at
+    top-level plus signs, so that it fits the page with amsmath alone.
+
+    Parameters
+    ----------
+    expr : sympy.Expr or str
+        The right-hand side, or LaTeX already (an ``align*``/``gather*`` display is kept as is).
+    lhs : str
+        LaTeX of the left-hand side, if any.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import sympy
+    >>> print(math_block(sympy.Symbol("x") / 2, "P"))
+    \[
+    P = \frac{x}{2}
+    \]
+
+    Running time: sympy's LaTeX printing of ``expr``, plus O(length) for the line breaks.
+    """
     body = expr if isinstance(expr, str) else sympy.latex(expr)
     if body.startswith((r"\begin{align", r"\begin{gather")):  # a display of its own, one row
         # per line: never broken inside a row
@@ -66,7 +123,27 @@ def _wrap(body: str, width: int = 250) -> str:
 
 
 def tikz_graph(model: Model) -> str:
-    """The compatibility graph: classes on top, servers below, an edge per compatible pair."""
+    r"""The compatibility graph: classes on top, servers below, an edge per compatible pair; each
+    node is labelled with its rate.
+
+    Parameters
+    ----------
+    model : Model
+        Any model.
+
+    Returns
+    -------
+    str
+        A ``tikzpicture`` (needs the ``positioning`` library).
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> tikz_graph(model("n")).count(r"\draw")
+    3
+
+    Running time: O(J + M + edges) lines for J classes and M servers.
+    """
     lines = [r"\begin{tikzpicture}[x=1.6cm, y=1.8cm]"]
     width = max(len(model.classes), len(model.servers))
 
@@ -91,7 +168,26 @@ def tikz_graph(model: Model) -> str:
 
 
 def document(title: str, body: str) -> str:
-    """A complete article that compiles with pdflatex (amsmath, amssymb, tikz, geometry)."""
+    r"""A complete article that compiles with pdflatex (amsmath, amssymb, tikz, geometry).
+
+    Parameters
+    ----------
+    title : str
+        Plain text; escaped here.
+    body : str
+        LaTeX between ``\maketitle`` and ``\end{document}``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> document("W model", "Hello.").count(r"\begin{document}")
+    1
+
+    Running time: O(length of the body).
+    """
     return "\n".join([
         r"\documentclass[11pt]{article}",
         r"\usepackage[margin=2cm]{geometry}",
