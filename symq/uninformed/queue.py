@@ -158,9 +158,16 @@ def uninformed_queue(source: Model | int, arrival_rate: Any = None,
 
     Parameters
     ----------
-    source : a :class:`~symq.model.Model` with one class compatible with every server, or the
-        number of servers $n$ (symbols ``lambda``, ``mu_1`` .. ``mu_n`` unless rates are given)
-    arrival_rate, service_rates : optional exact rates for the integer form
+    source : Model or int
+        A model with one class compatible with every server, or the number of servers $n$
+        (symbols ``lambda``, ``mu_1`` .. ``mu_n`` unless rates are given).
+    arrival_rate, service_rates : optional
+        Exact rates for the integer form (a sequence or ``{server: rate}``).
+
+    Returns
+    -------
+    UninformedQueue
+        Frozen; its ``servers`` are ``'1'`` .. ``'n'`` for the integer form.
 
     Raises
     ------
@@ -175,6 +182,8 @@ def uninformed_queue(source: Model | int, arrival_rate: Any = None,
     --------
     >>> uninformed_queue(2).servers
     ('1', '2')
+
+    Running time: O(n) for n servers, plus the stability check of numeric rates.
     """
     if isinstance(source, Model):
         if not is_uninformed(source):
@@ -204,6 +213,17 @@ def uninformed_queue(source: Model | int, arrival_rate: Any = None,
 def busy_set(queue: UninformedQueue, busy: Iterable[str]) -> frozenset[str]:
     """``busy`` as a frozenset of server names of ``queue``.
 
+    Parameters
+    ----------
+    queue : UninformedQueue
+        The queue whose servers are allowed.
+    busy : iterable
+        Server names or numbers (converted with ``str``).
+
+    Returns
+    -------
+    frozenset of str
+
     Raises
     ------
     ModelError
@@ -213,6 +233,8 @@ def busy_set(queue: UninformedQueue, busy: Iterable[str]) -> frozenset[str]:
     --------
     >>> sorted(busy_set(uninformed_queue(3), [1, "3"]))
     ['1', '3']
+
+    Running time: O(n) for n servers.
     """
     busy = frozenset(map(str, busy))
     unknown = busy - set(queue.servers)
