@@ -162,11 +162,23 @@ def same_rational_function(left: sympy.Expr, right: sympy.Expr) -> bool:
 def positive_coefficients(poly: sympy.Poly) -> bool:
     """Whether every coefficient of ``poly`` is positive (so it is positive for positive variables).
 
+    Parameters
+    ----------
+    poly : sympy.Poly
+        In the variables of the certificate.
+
+    Returns
+    -------
+    bool
+        True when every coefficient is positive (callers pass nonzero polynomials).
+
     Examples
     --------
     >>> x = sympy.Symbol("x")
     >>> positive_coefficients(sympy.Poly(x**2 + 3, x)), positive_coefficients(sympy.Poly(x - 1, x))
     (True, False)
+
+    Running time: O(number of terms).
     """
     return all(c > 0 for c in poly.coeffs())
 

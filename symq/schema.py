@@ -25,6 +25,23 @@ def with_schema_version(data: Any) -> Any:
     """``data`` with ``"schema_version"`` first in the object (in each object of a list).
 
     Other values are returned unchanged; an object that already has the field keeps it.
+
+    Parameters
+    ----------
+    data : object
+        A JSON value about to be printed.
+
+    Returns
+    -------
+    object
+        A new dict (or list of dicts) with the field first.
+
+    Examples
+    --------
+    >>> list(with_schema_version({"ok": True}))
+    ['schema_version', 'ok']
+
+    Running time: O(size of the top level of ``data``).
     """
     if isinstance(data, dict):
         return data if "schema_version" in data else {"schema_version": SCHEMA_VERSION, **data}
