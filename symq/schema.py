@@ -29,7 +29,8 @@ def with_schema_version(data: Any) -> Any:
     Parameters
     ----------
     data : object
-        A JSON value about to be printed.
+        A JSON value about to be printed (a dict, a list of dicts, or anything else, which
+        passes through).
 
     Returns
     -------
