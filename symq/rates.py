@@ -217,10 +217,6 @@ def check_names(values: Mapping[str, Any], symbols: Iterable[sympy.Symbol], wher
     where : str
         What owns the symbols, for the message (``"the model"``).
 
-    Returns
-    -------
-    None
-
     Raises
     ------
     ModelError

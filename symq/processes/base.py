@@ -45,7 +45,24 @@ class Transition(NamedTuple):
 
 
 def format_state(state: Any) -> str:
-    """A compact text form: tuples as ``(a, b)``, pairs of tuples as ``(a, b | c)``."""
+    """A compact text form: tuples as ``(a, b)``, pairs of tuples as ``(a, b | c)``.
+
+    Parameters
+    ----------
+    state : object
+        A state descriptor of a :class:`Process`.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> format_state((("1", "3"), ("2",))), format_state(("1",))
+    ('(1, 3 | 2)', '(1)')
+
+    Running time: O(size of the state).
+    """
     if isinstance(state, tuple) and len(state) == 2 and all(isinstance(p, tuple) for p in state):
         return f"({_seq(state[0])} | {_seq(state[1])})"
     if isinstance(state, tuple):

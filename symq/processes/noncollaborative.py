@@ -51,10 +51,11 @@ from ..errors import ModelError
 from ..exact import ExactField, to_fraction, to_sympy
 from ..expressions import as_expression
 from ..model import Model
-from ..set_functions import (compatible_arrival_rate, idle_order_weights as _idle_order_weights,
-                             service_rate, subsets_by_size)
+from ..set_functions import (compatible_arrival_rate, idle_order_weights, service_rate,
+                             subsets_by_size)
 from .base import Process, Transition, classes_beside, prefix_ratios
 
+# idle_order_weights is symq.set_functions.idle_order_weights, re-exported here for the processes
 __all__ = ["ALISProcess", "RandomAssignmentProcess", "idle_order_weights", "activation_rates",
            "canonical_routing", "uniform_routing", "maxflow_routing", "induced_activation_rates",
            "assignment_condition_violation", "check_assignment_condition", "routing_table"]
@@ -66,7 +67,7 @@ def _weights_in(model: Model, exact: ExactField) -> tuple[dict, dict]:
     r"""$\lambda(C(I))$ and $\widetilde W(I)$ for every server set, as field elements."""
     rates = {idle: exact.value(compatible_arrival_rate(model, idle))
              for idle in subsets_by_size(model.servers)}
-    return rates, _idle_order_weights(model, exact.value)
+    return rates, idle_order_weights(model, exact.value)
 
 
 def _require_model(model: Any) -> Model:
@@ -76,23 +77,30 @@ def _require_model(model: Any) -> Model:
 
 
 # ------------------------------------------------------------------------------ routings
-def idle_order_weights(model: Model) -> dict[frozenset, sympy.Expr]:
-    r"""$\widetilde W(I)$ for every server set $I$ ([GR20]_ Thm 3.9's idle-order factor).
-
-    $\widetilde W(\emptyset) = 1$, $\widetilde W(I) = \lambda(C(I))^{-1}\sum_{s\in I}\widetilde W(I
-    \setminus s)$: the sum over the orders of $I$ of $\prod_j 1/\lambda(C(s_1..s_j))$.
-    """
-    exact = ExactField.for_model(_require_model(model))
-    _, weights = _weights_in(model, exact)
-    return {idle: exact.expr(w) for idle, w in weights.items()}
-
-
 def activation_rates(model: Model) -> dict[frozenset, dict[str, sympy.Expr]]:
     r"""The activation rates forced by the assignment condition, $B \mapsto \{s: \lambda^a_s(B)\}$.
 
     $\lambda^a_s(B) = \widetilde W(I\setminus s)/\widetilde W(I)$, $I$ the idle set (weights
     of :func:`symq.set_functions.idle_order_weights`; Visschers, Adan and Weiss 2012 via [GR20]_
-    section 3.2).
+    section 3.2; docs/theory-subset-dp.md §1.2).
+
+    Parameters
+    ----------
+    model : Model
+        Symbolic or numeric rates.
+
+    Returns
+    -------
+    dict
+        ``{frozenset(busy): {idle server: rate}}`` for all $2^M$ busy sets.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> activation_rates(example_model("w"))[frozenset()]
+    {'1': 4/15, '2': 7/30}
+
+    Running time: O(2^M M) field operations.
     """
     exact = ExactField.for_model(_require_model(model))
     _, weights = _weights_in(model, exact)
@@ -103,17 +111,31 @@ def activation_rates(model: Model) -> dict[frozenset, dict[str, sympy.Expr]]:
 
 
 def canonical_routing(model: Model) -> Routing:
-    r"""The canonical routing $p^{\rm can}_c(s\mid B)$ (docs/product-forms.md).
+    r"""The canonical routing $p^{\rm can}_c(s\mid B)$ (docs/theory-subset-dp.md §1.3).
 
     An arriving class-$c$ job goes to the server of $S_c \cap I$ that comes first in an idle order
     drawn with weights $\prod_j 1/\lambda(C(s_1..s_j))$ (the stationary ALIS idle order). Valid for
-    every graph and rates (the idle order's first compatible server exists whenever one is idle); rational in the $\lambda$'s.
+    every graph and rates (the idle order's first compatible server exists whenever one is idle);
+    rational in the $\lambda$'s.
+
+    Parameters
+    ----------
+    model : Model
+        Any graph; symbolic rates give rational functions.
 
     Returns
     -------
     dict
         ``routing[B][c][s]`` for every busy set ``B`` (frozenset), class ``c`` with an idle
         compatible server, and idle ``s`` in $S_c$.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> canonical_routing(example_model("w"))[frozenset()]["3"]
+    {'1': 7/15, '2': 8/15}
+
+    Running time: O(3^M J) field operations (a DP over idle sets and their prefixes).
     """
     model = _require_model(model)
     exact = ExactField.for_model(model)
@@ -146,7 +168,27 @@ def canonical_routing(model: Model) -> Routing:
 
 
 def uniform_routing(model: Model) -> Routing:
-    """Uniform choice among the idle compatible servers (valid iff server sets are equal or disjoint)."""
+    r"""Uniform choice among the idle compatible servers (valid iff server sets are equal or
+    disjoint, docs/theory-subset-dp.md §1.4).
+
+    Parameters
+    ----------
+    model : Model
+        Any rates (the split does not depend on them).
+
+    Returns
+    -------
+    dict
+        ``routing[B][c][s]`` as :func:`canonical_routing`.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> uniform_routing(model("n"))[frozenset()]["2"]
+    {'1': 1/2, '2': 1/2}
+
+    Running time: O(2^M J M).
+    """
     model = _require_model(model)
     routing: Routing = {}
     for busy in subsets_by_size(model.servers):
@@ -160,17 +202,35 @@ def uniform_routing(model: Model) -> Routing:
 
 
 def maxflow_routing(model: Model) -> Routing:
-    r"""A valid routing by one max-flow per busy set (Visschers, Adan and Weiss; Algorithm C of
-    docs/product-forms.md). Exact rationals only.
+    r"""A valid routing by one max-flow per busy set (Visschers, Adan and Weiss;
+    docs/theory-subset-dp.md §1.4). Exact rationals only.
 
     For busy set $B$: source $\to c$ (capacity $\lambda_c$) $\to s \in S_c\cap I$ $\to$ sink
     (capacity $\lambda^a_s(B)$); the flow saturates all $\lambda(C(I))$ and $p_c(s\mid B) =
     f_{cs}/\lambda_c$.
 
+    Parameters
+    ----------
+    model : Model
+        Numeric (exact rational) arrival rates.
+
+    Returns
+    -------
+    dict
+        ``routing[B][c][s]`` as :func:`canonical_routing`; usually a different split.
+
     Raises
     ------
     ModelError
         Symbolic arrival rates (use :func:`canonical_routing`, which works with symbols).
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> sum(maxflow_routing(example_model("w"))[frozenset()]["3"].values())
+    1
+
+    Running time: 2^M max-flows on J + M + 2 nodes.
     """
     import networkx as nx
     from networkx.algorithms.flow import edmonds_karp
@@ -220,18 +280,36 @@ def _set_text(servers: frozenset) -> str:
 
 
 def routing_table(model: Model, routing: Any) -> tuple[Routing, str]:
-    """Normalize a routing given by name, table or callable into ``routing[B][c][s]``.
+    r"""Normalize a routing given by name, table or callable into ``routing[B][c][s]``.
 
-    ``routing`` is ``"canonical"``, ``"maxflow"``, ``"uniform"``, ``"auto"`` (uniform when it
-    satisfies the assignment condition exactly, else canonical), a table
-    ``{frozenset(busy): {class: {server: probability}}}`` or a callable
-    ``(model, job_class, idle_servers) -> {server: probability}`` (the signature of
-    :func:`symq.ctmc.random_assignment_transitions`). Returns the table and a name for reports.
+    Parameters
+    ----------
+    model : Model
+        The model the routing is for.
+    routing : str, dict or callable
+        ``"canonical"``, ``"maxflow"``, ``"uniform"``, ``"auto"`` (uniform when it satisfies the
+        assignment condition exactly, else canonical), a table
+        ``{frozenset(busy): {class: {server: probability}}}`` or a callable
+        ``(model, job_class, idle_servers) -> {server: probability}`` (the signature of
+        :func:`symq.ctmc.random_assignment_transitions`).
+
+    Returns
+    -------
+    tuple
+        The table and a name for reports.
 
     Raises
     ------
     ModelError
         An unknown routing name; a table without an entry that an arrival needs.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> routing_table(example_model("w"), "auto")[1]
+    'canonical'
+
+    Running time: that of the named routing; O(2^M J) calls for a callable.
     """
     model = _require_model(model)
     if isinstance(routing, str):
@@ -269,7 +347,30 @@ def routing_table(model: Model, routing: Any) -> tuple[Routing, str]:
 
 
 def induced_activation_rates(model: Model, routing: Routing) -> dict[frozenset, dict[str, Any]]:
-    r"""$\lambda^a_s(B) = \sum_c \lambda_c\, p_c(s\mid B)$ for every busy set and idle server."""
+    r"""$\lambda^a_s(B) = \sum_c \lambda_c\, p_c(s\mid B)$ for every busy set and idle server.
+
+    Parameters
+    ----------
+    model : Model
+        The arrival rates $\lambda_c$.
+    routing : dict
+        ``routing[B][c][s]`` as :func:`routing_table` returns it.
+
+    Returns
+    -------
+    dict
+        ``{frozenset(busy): {idle server: rate}}``.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> w = example_model("w")
+    >>> induced = induced_activation_rates(w, canonical_routing(w))
+    >>> induced[frozenset()] == activation_rates(w)[frozenset()]
+    True
+
+    Running time: O(2^M J M).
+    """
     exact = ExactField.for_model(model)
     values = _induced_in(model, routing, exact)
     return {busy: {s: exact.expr(r) for s, r in row.items()} for busy, row in values.items()}
@@ -293,8 +394,30 @@ def assignment_condition_violation(model: Model, routing: Routing) -> str | None
 
     Checks exactly that each split is a probability vector on the idle compatible servers, then
     the assignment condition in its local form (Visschers, Adan and Weiss 2012): for every busy
-    set $B$ and idle $u \ne v$, $\lambda^a_u(B)\lambda^a_v(B\cup u) = \lambda^a_v(B)\lambda^a_u(B\cup v)$ (any
-    two orders of a set differ by adjacent transpositions).
+    set $B$ and idle $u \ne v$,
+    $\lambda^a_u(B)\lambda^a_v(B\cup u) = \lambda^a_v(B)\lambda^a_u(B\cup v)$ (any two orders of a
+    set differ by adjacent transpositions; docs/theory-subset-dp.md §1.1).
+
+    Parameters
+    ----------
+    model : Model
+        Symbolic or numeric rates (symbolic equality is decided by cancellation).
+    routing : dict
+        ``routing[B][c][s]``.
+
+    Returns
+    -------
+    str or None
+        One sentence naming the first failure.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> w = example_model("w")
+    >>> assignment_condition_violation(w, uniform_routing(w))
+    'busy-server order (1, 2) has activation product 77/800 but (2, 1) has 9/100'
+
+    Running time: O(2^M M^2) products and comparisons.
     """
     everything = frozenset(model.servers)
     exact = ExactField.for_model(model)
@@ -331,10 +454,22 @@ def assignment_condition_violation(model: Model, routing: Routing) -> str | None
 def check_assignment_condition(model: Model, routing: Routing) -> None:
     """Raise unless ``routing`` satisfies the assignment condition ([GR20]_ section 3.2).
 
+    Parameters
+    ----------
+    model, routing
+        As :func:`assignment_condition_violation`.
+
     Raises
     ------
     ModelError
         Naming a busy-server order that breaks the condition (or the invalid probability).
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> check_assignment_condition(example_model("w"), canonical_routing(example_model("w")))
+
+    Running time: that of :func:`assignment_condition_violation`.
     """
     problem = assignment_condition_violation(model, routing)
     if problem:

@@ -259,11 +259,26 @@ class OrderIndependentQueue(Process):
 def check_order_independence(queue: OrderIndependentQueue, max_jobs: int) -> None:
     """Check properties (ii) and (iii) of [GR20]_ Definition 3.1 on every state up to ``max_jobs``.
 
+    Parameters
+    ----------
+    queue : OrderIndependentQueue
+        Its rate function is evaluated on every order of every multiset of jobs.
+    max_jobs : int
+        The largest number of jobs checked.
+
     Raises
     ------
     ModelError
         Two orders of the same jobs with different total rates (names both), a class whose lone
         job is served at rate 0, or a negative marginal rate.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> mu = sympy.Symbol("mu", positive=True)
+    >>> check_order_independence(OrderIndependentQueue({"1": 1}, lambda s: mu if s else 0), 3)
+
+    Running time: O(sum over n of C(n + J - 1, n) n!) rate evaluations for J classes.
     """
     for c in queue.classes:
         if sympy.sympify(queue._rate_function((c,))).is_positive is False:

@@ -47,10 +47,31 @@ def collaborative_token_service(token_servers: Mapping[str, Sequence[str]],
                                 service_rates: Mapping[str, Any]) -> Callable[[tuple], sympy.Expr]:
     r"""The OI rate function $\mu(\vec b) = \sum_{m \in S(\vec b)}\mu_m$ of a token-server layer.
 
+    Parameters
+    ----------
+    token_servers : mapping
+        Token -> the servers that can work on it.
+    service_rates : mapping
+        Server -> its rate (exact or symbolic).
+
+    Returns
+    -------
+    callable
+        ``service(busy_tokens)``, the total rate of the servers that reach them.
+
     Raises
     ------
     ModelError
-        A token without a server, a server without a rate.
+        A token without a server, or a server of some token that has no rate in
+        ``service_rates``.
+
+    Examples
+    --------
+    >>> service = collaborative_token_service({"1": ["a"], "2": ["a", "b"]}, {"a": 1, "b": 2})
+    >>> service(("1", "2")), service(("2",))
+    (3, 3)
+
+    Running time: O(T S) to build for T tokens and S servers; O(S) per call.
     """
     servers_of = {}
     for token, servers in token_servers.items():
