@@ -338,7 +338,7 @@ def _runs(graph: SubsetGraph, bits: int, h_lo: list[int], h_hi: list[int], per_c
         z_lo, z_hi, e_z = _layer_dp(graph, bits, _arrival_table(graph), False,
                                     source=(hats[0][::-1] * products, hats[1][::-1] * products,
                                             h_exp))
-        z = (z_lo, z_hi)
+        direct = _arrival_terms(graph, wr_lo, wr_hi, z_lo, z_hi)
     outs = []
     for side, (h, w, wr, omega) in enumerate(zip((h_lo, h_hi), (w_lo, w_hi), (wr_lo, wr_hi),
                                                  omegas)):
@@ -350,14 +350,45 @@ def _runs(graph: SubsetGraph, bits: int, h_lo: list[int], h_hi: list[int], per_c
             out["idle"] = [(int(terms.reshape(-1, 2, 1 << j)[:, 1, :].sum()), e_w + h_exp)
                            for j in range(size)]
         if per_class:
-            out["L"] = _mean_sums(graph, edges, xs, h_arr, h_exp, wr, e_w, omega, z[side], e_z,
-                                  side == 1)
+            out["L"] = _mean_sums(graph, edges, xs, h_arr, h_exp, e_w, omega,
+                                  [(d[side], e_w + e_z) for d in direct], side == 1)
         outs.append(out)
     return outs[0], outs[1]
 
 
-def _mean_sums(graph, edges, xs, h_arr, h_exp, w_reduced, e_w, omega, z, e_z, up):
-    r"""Per class, the bracket of $L_c$ (module docstring) as ``(int, exponent)`` pairs."""
+def _arrival_terms(graph: SubsetGraph, wr_lo, wr_hi, z_lo, z_hi) -> list[tuple[Any, Any]]:
+    r"""Per class, the floor and ceil values of $s\sum_{P\subseteq\mathcal M\setminus S_c}
+    W(P)\sum_{j\in S_c}Z(P\cup j)$ (the arrivals that start service at once), in units of the
+    product of the two tables' exponents, as exact rationals: with
+    $W(P)Z(P\cup j)=\widetilde W_s(P)z(P\cup j)/(\mu_js)$ the sum over $j$ is taken with the
+    integer weights $\prod_{i\in S_c}(\mu_is)/(\mu_js)$ and the common product divides exactly at
+    the end. The weighted sums over $j$ run once for both runs on packed integers."""
+    np = _np()
+    size, full, scale = graph.size, graph.full, graph.scale
+    classes = []
+    for m in graph.masks:
+        servers = [j for j in range(size) if m >> j & 1]
+        common = math.prod(graph.mu_int[j] for j in servers)
+        classes.append((m, servers, common, [common // graph.mu_int[j] for j in servers]))
+    headroom = max(max(w).bit_length() + len(w).bit_length() for *_, w in classes)
+    width = max(int(z_hi.max()), int(z_lo.max())).bit_length() + headroom + 1
+    packed = (z_hi << width) + z_lo
+    mask = (1 << width) - 1
+    out = []
+    for m, servers, common, weights in classes:
+        subs = _subsets(full & ~m)
+        at = np.zeros(len(subs), dtype=object)
+        for j, weight in zip(servers, weights):
+            at += packed[subs | (1 << j)] * weight if weight != 1 else packed[subs | (1 << j)]
+        low = int((wr_lo[subs] * (at & mask)).sum())
+        high = int((wr_hi[subs] * (at >> width)).sum())
+        out.append((Fraction(low * scale, common), Fraction(high * scale, common)))
+    return out
+
+
+def _mean_sums(graph, edges, xs, h_arr, h_exp, e_w, omega, direct, up):
+    r"""Per class, the bracket of $L_c$ (module docstring) as pairs ``(value, exponent)``: the
+    union sums of this run, and ``direct`` (:func:`_arrival_terms` of this run)."""
     np = _np()
     size, full, scale = graph.size, graph.full, graph.scale
     lam = np.array(edges.lam_int, dtype=object)
@@ -402,16 +433,7 @@ def _mean_sums(graph, edges, xs, h_arr, h_exp, w_reduced, e_w, omega, z, e_z, up
         unions_sum = int((h_arr[a_idx] * p[d_idx] * counts.astype(object)).sum())
         inside = np.flatnonzero((xs & m) == m)
         unions_sum += int((h_arr[inside] * p[inside]).sum())
-        # arrivals that start service at once: sum_P W(P) sum_{j in S_c} Z(P | j), with
-        # W(P) Z(P | j) = W~_s(P) z(P | j) / (mu_j s); the division is exact, at the end
-        subs = _subsets(full & ~m)
-        at = np.zeros(len(subs), dtype=object)
-        mus = [graph.mu_int[j] for j in range(size) if m >> j & 1]
-        common = math.prod(mus)
-        for j, rate in zip((j for j in range(size) if m >> j & 1), mus):
-            at += z[subs | (1 << j)] * (common // rate)
-        direct = Fraction(int((w_reduced[subs] * at).sum()) * scale, common)
-        out.append(((unions_sum, e_w + h_exp), (direct, e_w + e_z)))
+        out.append(((unions_sum, e_w + h_exp), direct[c]))
     return out
 
 
