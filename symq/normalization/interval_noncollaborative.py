@@ -304,17 +304,6 @@ def idle_weight_bounds(graph: SubsetGraph, bits: int):
     return low * products, high * products, e, low, high
 
 
-def _subsets(mask: int):
-    """The int64 array of all subsets of ``mask``."""
-    np = _np()
-    positions = [j for j in range(mask.bit_length()) if mask >> j & 1]
-    count = np.arange(1 << len(positions), dtype=np.int64)
-    out = np.zeros(len(count), dtype=np.int64)
-    for i, j in enumerate(positions):
-        out |= ((count >> i) & 1) << j
-    return out
-
-
 def _runs(graph: SubsetGraph, bits: int, h_lo: list[int], h_hi: list[int], per_class: bool,
           idle: bool) -> tuple[dict[str, Any], dict[str, Any]]:
     """The floor run and the ceil run: integer sums with their exponents (no quotient yet)."""
@@ -372,16 +361,24 @@ def _arrival_terms(graph: SubsetGraph, wr_lo, wr_hi, z_lo, z_hi) -> list[tuple[A
         classes.append((m, servers, common, [common // graph.mu_int[j] for j in servers]))
     headroom = max(max(w).bit_length() + len(w).bit_length() for *_, w in classes)
     width = max(int(z_hi.max()), int(z_lo.max())).bit_length() + headroom + 1
-    packed = (z_hi << width) + z_lo
+    shape = (2,) * size  # axis size-1-j is bit j: the sets P of a class are a strided view
+    packed = ((z_hi << width) + z_lo).reshape(shape)
+    low_w, high_w = wr_lo.reshape(shape), wr_hi.reshape(shape)
     mask = (1 << width) - 1
     out = []
     for m, servers, common, weights in classes:
-        subs = _subsets(full & ~m)
-        at = np.zeros(len(subs), dtype=object)
+        outside = [slice(None)] * size
+        for j in servers:
+            outside[size - 1 - j] = 0  # P inside M \ S_c
+        at = None
         for j, weight in zip(servers, weights):
-            at += packed[subs | (1 << j)] * weight if weight != 1 else packed[subs | (1 << j)]
-        low = int((wr_lo[subs] * (at & mask)).sum())
-        high = int((wr_hi[subs] * (at >> width)).sum())
+            pick = list(outside)
+            pick[size - 1 - j] = 1  # P | j
+            term = packed[tuple(pick)]
+            term = term * weight if weight != 1 else term
+            at = term if at is None else at + term
+        low = int(np.sum(low_w[tuple(outside)] * (at & mask)))  # a scalar if S_c = M
+        high = int(np.sum(high_w[tuple(outside)] * (at >> width)))
         out.append((Fraction(low * scale, common), Fraction(high * scale, common)))
     return out
 
