@@ -83,12 +83,38 @@ class MarkovChain:
 def build_chain(initial: State, transitions: Transitions,
                 keep: Callable[[State], bool] = lambda state: True,
                 max_states: int = 2_000_000) -> MarkovChain:
-    """Explore the chain reachable from ``initial``; transitions into states not kept are cut.
+    r"""Explore the chain reachable from ``initial``; transitions into states not kept are cut.
+
+    Parameters
+    ----------
+    initial : hashable
+        The first state.
+    transitions : callable
+        ``transitions(state)`` yields ``(target, rate)`` pairs; self-loops are dropped.
+    keep : callable
+        The truncation: ``keep(state)`` is False for states left out.
+    max_states : int
+        A guard against a truncation that is too loose.
+
+    Returns
+    -------
+    MarkovChain
+        States in breadth-first order and the summed off-diagonal rates.
 
     Raises
     ------
     ModelError
         More than ``max_states`` states (tighten the truncation).
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> chain = build_chain((), collaborative_transitions(example_model("n")),
+    ...                     keep=lambda state: len(state) <= 1)
+    >>> chain.states
+    [(), ('1',), ('2',)]
+
+    Running time: O(S T) for S states kept and T transitions a state.
     """
     index = {initial: 0}
     states = [initial]
@@ -114,11 +140,33 @@ def build_chain(initial: State, transitions: Transitions,
 
 
 def stationary_distribution(chain: MarkovChain, exact: bool = True) -> dict[State, Any]:
-    """The stationary law of an irreducible finite chain.
+    r"""The stationary law of an irreducible finite chain.
 
     ``exact=True``: GTH state reduction on Fractions (rates must be exact; for chains up to a few
     hundred states). ``exact=False``: floats, by a sparse LU solve of the balance equations with
     scipy when it is installed (the ``test`` extra has it), else by GTH on floats.
+
+    Parameters
+    ----------
+    chain : MarkovChain
+        From :func:`build_chain`.
+    exact : bool
+        Fractions (GTH) or floats.
+
+    Returns
+    -------
+    dict
+        ``{state: probability}``, summing to 1.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> chain = build_chain((), collaborative_transitions(example_model("n")),
+    ...                     keep=lambda state: len(state) <= 1)
+    >>> stationary_distribution(chain)[()]
+    Fraction(8, 11)
+
+    Running time: O(S^3) exact operations for GTH on S states; a sparse LU solve for floats.
     """
     if not exact:
         try:
@@ -218,7 +266,28 @@ def _rates(model: Model) -> tuple[dict[str, Fraction], dict[str, Fraction]]:
 
 # ------------------------------------------------------------------ collaborative model
 def collaborative_transitions(model: Model) -> Transitions:
-    """Transitions of the collaborative model on the state (c_1, ..., c_n) (classes, oldest first)."""
+    r"""Transitions of the collaborative model on the state (c_1, ..., c_n) (classes, oldest first),
+    from the verbal model: each server works on the oldest job it can serve, and a job's service
+    rate is the total rate of the servers on it ([GR20]_ section 3.1).
+
+    Parameters
+    ----------
+    model : Model
+        Exact rational rates; the chain is written from its compatibility sets.
+
+    Returns
+    -------
+    callable
+        ``transitions(state)`` yielding ``(target, rate)``.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> list(collaborative_transitions(example_model("n"))(("1",)))[-1]
+    ((), Fraction(1, 1))
+
+    Running time: O(n M) per state with n jobs and M servers.
+    """
     lam, mu = _rates(model)
     servers_of = {i: frozenset(s) for i, s in model.compatibility.items()}
 
@@ -248,7 +317,30 @@ def _complete(model: Model, jobs: tuple, server: str) -> tuple[tuple, bool]:
 
 
 def alis_transitions(model: Model) -> Transitions:
-    """Transitions of noncollaborative FCFS-ALIS on (jobs, idle servers in idle order)."""
+    r"""Transitions of noncollaborative FCFS-ALIS on (jobs, idle servers in idle order): an arrival
+    takes the compatible server idle longest, a server that completes takes the oldest waiting
+    compatible job or joins the end of the idle queue ([GR20]_ section 3.2).
+
+    Parameters
+    ----------
+    model : Model
+        Exact rational rates; a server that finishes and finds no compatible job joins
+        the end of the idle queue.
+
+    Returns
+    -------
+    callable
+        ``transitions(state)``; jobs are ``("q", class)`` while they wait and
+        ``("b", server, class)`` in service.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> len(list(alis_transitions(example_model("n"))(((), ("1", "2")))))
+    2
+
+    Running time: O(n M + J M) per state.
+    """
     lam, mu = _rates(model)
 
     def transitions(state: tuple[tuple, tuple[str, ...]]):
@@ -269,7 +361,30 @@ def alis_transitions(model: Model) -> Transitions:
 
 
 def uniform_assignment(model: Model, job_class: str, idle: frozenset[str]) -> dict[str, Fraction]:
-    """Uniform choice among the idle servers compatible with ``job_class``."""
+    r"""Uniform choice among the idle servers compatible with ``job_class``.
+
+    Parameters
+    ----------
+    model : Model
+        The compatibility sets.
+    job_class : str
+        The arriving class.
+    idle : frozenset of str
+        The idle servers (at least one compatible).
+
+    Returns
+    -------
+    dict
+        ``{server: Fraction}``.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> uniform_assignment(model("n"), "2", frozenset({"1", "2"}))
+    {'1': Fraction(1, 2), '2': Fraction(1, 2)}
+
+    Running time: O(M).
+    """
     free = [j for j in model.servers if j in idle and j in model.compatibility[job_class]]
     return {j: Fraction(1, len(free)) for j in free}
 
@@ -293,10 +408,32 @@ def random_assignment_transitions(
         model: Model,
         assignment: Callable[[Model, str, frozenset[str]], Mapping[str, Any]] = uniform_assignment,
 ) -> Transitions:
-    """Transitions of noncollaborative FCFS with random assignment to idle servers.
+    r"""Transitions of noncollaborative FCFS with random assignment to idle servers.
 
     ``assignment(model, job_class, idle_servers)`` gives the probability that an arriving job of
-    ``job_class`` goes to each idle compatible server (it is called only when there is one)."""
+    ``job_class`` goes to each idle compatible server (it is called only when there is one).
+
+    Parameters
+    ----------
+    model : Model
+        Exact rational rates (the routing gives the rest).
+    assignment : callable
+        The routing, :func:`uniform_assignment` by default.
+
+    Returns
+    -------
+    callable
+        ``transitions(state)`` on (jobs, frozenset of idle servers).
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> moves = random_assignment_transitions(example_model("n"))(((), frozenset({"1", "2"})))
+    >>> sum(rate for _, rate in moves)
+    Fraction(1, 2)
+
+    Running time: O(J M + n M) per state, plus the ``assignment`` calls.
+    """
     lam, mu = _rates(model)
 
     def transitions(state: tuple[tuple, frozenset[str]]):
@@ -312,7 +449,33 @@ def random_assignment_transitions(
 
 # ------------------------------------------------------------------ convenience
 def initial_state(model: Model, discipline: str) -> State:
-    """The empty state of the chain for ``discipline``."""
+    r"""The empty state of the chain for ``discipline``.
+
+    Parameters
+    ----------
+    model : Model
+        Its servers are all idle.
+    discipline : str
+        ``collaborative``, ``alis``, or ``rais``/``random``.
+
+    Returns
+    -------
+    tuple
+        ``()`` for collaborative; (no jobs, idle servers) otherwise.
+
+    Raises
+    ------
+    ModelError
+        Another discipline name.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> initial_state(model("n"), "alis")
+    ((), ('1', '2'))
+
+    Running time: O(M).
+    """
     if discipline == "collaborative":
         return ()
     if discipline == "alis":
@@ -329,12 +492,47 @@ def _jobs(state: State) -> tuple:
 
 
 def job_count(state: State) -> int:
-    """Number of jobs in a state of any of the chains above."""
+    r"""Number of jobs in a state of any of the chains above.
+
+    Parameters
+    ----------
+    state : tuple
+        A collaborative job tuple or a (jobs, idle) pair.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> job_count((("1", "2"), ()))
+    2
+
+    Running time: O(1).
+    """
     return len(_jobs(state))
 
 
 def class_counts(state: State) -> dict[str, int]:
-    """Number of jobs of each class in a state of any of the chains above."""
+    r"""Number of jobs of each class in a state of any of the chains above.
+
+    Parameters
+    ----------
+    state : tuple
+        A collaborative job tuple, or a pair whose jobs are ``("q", c)`` or ``("b", s, c)``.
+
+    Returns
+    -------
+    dict
+        ``{class: count}`` for the classes present.
+
+    Examples
+    --------
+    >>> class_counts((("1", "2", "1"), ()))
+    {'1': 2, '2': 1}
+
+    Running time: O(n) for n jobs.
+    """
     counts: dict[str, int] = {}
     for job in _jobs(state):
         c = job if isinstance(job, str) else job[-1]
@@ -343,7 +541,27 @@ def class_counts(state: State) -> dict[str, int]:
 
 
 def busy_servers(model: Model, state: State) -> frozenset[str]:
-    """The servers working in a state of any of the chains above."""
+    r"""The servers working in a state of any of the chains above.
+
+    Parameters
+    ----------
+    model : Model
+        Needed for the collaborative state, where the busy servers follow from the jobs.
+    state : tuple
+        A state of one of the chains.
+
+    Returns
+    -------
+    frozenset of str
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> busy_servers(model("n"), ((("b", "1", "1"),), frozenset({"2"})))
+    frozenset({'1'})
+
+    Running time: O(n M) for n jobs and M servers.
+    """
     jobs = _jobs(state)
     if jobs is state:
         return frozenset(model.servers_of(set(jobs)))
@@ -352,10 +570,40 @@ def busy_servers(model: Model, state: State) -> frozenset[str]:
 
 def truncated_stationary(model: Model, discipline: str, max_jobs: int, exact: bool = True,
                          assignment=uniform_assignment) -> dict[State, Any]:
-    """Stationary law of the chain of ``discipline`` with arrivals blocked beyond ``max_jobs``.
+    r"""Stationary law of the chain of ``discipline`` with arrivals blocked beyond ``max_jobs``.
 
-    ``discipline`` is ``collaborative``, ``alis`` or ``rais`` (random assignment, uniform unless
-    ``assignment`` is given).
+    Parameters
+    ----------
+    model : Model
+        Exact rational rates, no symbols.
+    discipline : str
+        ``collaborative``, ``alis`` or ``rais`` (random assignment, uniform unless
+        ``assignment`` is given).
+    max_jobs : int
+        The truncation level $N$.
+    exact : bool
+        Fractions (GTH) or floats (sparse solve).
+    assignment : callable
+        The RAIS routing, as :func:`random_assignment_transitions`.
+
+    Returns
+    -------
+    dict
+        ``{state: probability}``.
+
+    Raises
+    ------
+    ModelError
+        An unknown discipline, or a chain past the state limit of :func:`build_chain`.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> mm1 = model("uninformed:1").substitute({"lambda": "1/2", "mu_1": "1"})
+    >>> empty_mass(truncated_stationary(mm1, "collaborative", max_jobs=3))
+    Fraction(8, 15)
+
+    Running time: O(S^3) for the S states with at most ``max_jobs`` jobs (exact).
     """
     if discipline == "collaborative":
         transitions = collaborative_transitions(model)
@@ -371,7 +619,25 @@ def truncated_stationary(model: Model, discipline: str, max_jobs: int, exact: bo
 
 
 def empty_mass(law: Mapping[State, Any]) -> Any:
-    """Probability of the states with no job."""
+    r"""Probability of the states with no job.
+
+    Parameters
+    ----------
+    law : mapping
+        ``{state: probability}`` of one of the chains.
+
+    Returns
+    -------
+    Fraction or float
+        Of the type of the probabilities.
+
+    Examples
+    --------
+    >>> empty_mass({(): Fraction(1, 3), ("1",): Fraction(2, 3)})
+    Fraction(1, 3)
+
+    Running time: O(number of states).
+    """
     return sum((p for state, p in law.items() if job_count(state) == 0), Fraction(0))
 
 
@@ -389,11 +655,32 @@ def _rate_map(rates: Mapping[Any, Any], what: str) -> dict[str, Fraction]:
 
 
 def collaborative_abandonment_transitions(model: Model) -> Transitions:
-    """The collaborative model with abandonments ([GR20]_ Cor 3.5) on (c_1, ..., c_n).
+    r"""The collaborative model with abandonments ([GR20]_ Cor 3.5) on (c_1, ..., c_n).
 
     Every job in the system, waiting or in service, leaves on its own at rate ``gamma_c``
     (``model.abandonment_rates``; classes without one never abandon); service is as in
-    :func:`collaborative_transitions`."""
+    :func:`collaborative_transitions`.
+
+    Parameters
+    ----------
+    model : Model
+        Numeric rates, with ``abandonment_rates``.
+
+    Returns
+    -------
+    callable
+        ``transitions(state)``: service moves, then one abandonment per job.
+
+    Examples
+    --------
+    >>> from symq.model import Model
+    >>> m = Model(compatibility={"1": ["1"]}, arrival_rates={"1": "1/2"}, service_rates={"1": 1},
+    ...           abandonment_rates={"1": "1/3"})
+    >>> list(collaborative_abandonment_transitions(m)(("1",)))[-1]
+    ((), Fraction(1, 3))
+
+    Running time: O(n M) per state.
+    """
     served = collaborative_transitions(model)
     patience = {c: _fraction(r) for c, r in model.abandonment_rates.items()}
 
@@ -407,8 +694,31 @@ def collaborative_abandonment_transitions(model: Model) -> Transitions:
 
 def multiserver_transitions(arrival_rates: Mapping[str, Any], servers: int,
                             rate: Any) -> Transitions:
-    """Multiclass M/M/``servers`` FCFS on (c_1, ..., c_n): the ``servers`` oldest jobs are in
-    service, each at ``rate`` (an OI queue with mu(c_n) = min(n, servers) rate)."""
+    r"""Multiclass M/M/``servers`` FCFS on (c_1, ..., c_n): the ``servers`` oldest jobs are in
+    service, each at ``rate`` (an OI queue with mu(c_n) = min(n, servers) rate).
+
+    Parameters
+    ----------
+    arrival_rates : mapping
+        Class -> exact arrival rate.
+    servers : int
+        The number of identical servers.
+    rate : exact rational
+        The rate of each server.
+
+    Returns
+    -------
+    callable
+        ``transitions(state)``: one arrival per class, one completion per job in service.
+
+    Examples
+    --------
+    >>> moves = list(multiserver_transitions({"a": "1/2"}, 2, 1)(("a", "a", "a")))
+    >>> [len(target) for target, _ in moves]
+    [4, 2, 2]
+
+    Running time: O(J + servers) per state.
+    """
     lam = _rate_map(arrival_rates, "arrival rate")
     mu = _fraction(rate)
 
@@ -441,7 +751,7 @@ def token_queue_transitions(model: Model, token_servers: Mapping[str, Any],
                             service_rates: Mapping[str, Any],
                             assignment: Callable[[Model, str, frozenset[str]], Mapping[str, Any]]
                             = uniform_assignment) -> Transitions:
-    """The token central queue of Ayesta et al. ([GR20]_ section 3.3) on (jobs, idle tokens).
+    r"""The token central queue of Ayesta et al. ([GR20]_ section 3.3) on (jobs, idle tokens).
 
     The model's servers are the tokens. A job needs a compatible token: an arriving job that
     finds idle compatible tokens takes one of them with the probabilities ``assignment(model,
@@ -449,7 +759,35 @@ def token_queue_transitions(model: Model, token_servers: Mapping[str, Any],
     of servers (``token_servers``: token -> servers, ``service_rates``: server -> rate): each
     server works on the oldest busy token it serves. When a token's job completes, the token
     takes the oldest waiting compatible job or becomes idle. Jobs are ``("q", class)`` or
-    ``("b", token, class)`` as in :func:`random_assignment_transitions`."""
+    ``("b", token, class)`` as in :func:`random_assignment_transitions`.
+
+    Parameters
+    ----------
+    model : Model
+        Classes and their compatible tokens, exact arrival rates.
+    token_servers : mapping
+        Token -> the servers of the layer that work on it.
+    service_rates : mapping
+        Server of the layer -> exact rate.
+    assignment : callable
+        The token choice of an arrival, uniform by default.
+
+    Returns
+    -------
+    callable
+        ``transitions(state)`` on (jobs, frozenset of idle tokens); a job in service names
+        its token.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> moves = token_queue_transitions(example_model("n"), {"1": ["a"], "2": ["a", "b"]},
+    ...                                 {"a": 1, "b": 2})(((), frozenset({"1", "2"})))
+    >>> len(list(moves))
+    3
+
+    Running time: O(J T + n S) per state for T tokens and S layer servers.
+    """
     lam, _ = _rates(model)
     completion_rates = _collaborative_layer(token_servers, service_rates)
 
@@ -468,12 +806,38 @@ def closed_token_network_transitions(class_tokens: Mapping[str, Any],
                                      arrival_rates: Mapping[str, Any],
                                      token_servers: Mapping[str, Any],
                                      service_rates: Mapping[str, Any]) -> Transitions:
-    """Comte's closed token network ([GR20]_ section 3.3) on (busy tokens, idle tokens).
+    r"""Comte's closed token network ([GR20]_ section 3.3) on (busy tokens, idle tokens).
 
     Busy tokens are listed in the order of their jobs' arrivals, idle tokens in the order they
     became idle. An arriving job takes the compatible token idle the longest, or is lost if none
     is idle; busy tokens are served by the collaborative layer of servers (each server on the
-    oldest busy token it serves); a token whose job completes joins the end of the idle queue."""
+    oldest busy token it serves); a token whose job completes joins the end of the idle queue.
+
+    Parameters
+    ----------
+    class_tokens : mapping
+        Class -> its compatible tokens.
+    arrival_rates : mapping
+        Class -> exact arrival rate.
+    token_servers : mapping
+        Token -> the servers that work on it.
+    service_rates : mapping
+        Server -> exact rate.
+
+    Returns
+    -------
+    callable
+        ``transitions(state)``; see :func:`closed_token_initial_state` for the first state.
+
+    Examples
+    --------
+    >>> step = closed_token_network_transitions({"1": ["x"], "2": ["x", "y"]}, {"1": 1, "2": 2},
+    ...                                         {"x": ["a"], "y": ["b"]}, {"a": 1, "b": 2})
+    >>> sorted(set(target for target, _ in step(((), ("x", "y")))))
+    [(('x',), ('y',))]
+
+    Running time: O(J T + T S) per state.
+    """
     lam = _rate_map(arrival_rates, "arrival rate")
     tokens_of = {str(c): frozenset(str(t) for t in ts) for c, ts in class_tokens.items()}
     completion_rates = _collaborative_layer(token_servers, service_rates)
@@ -492,7 +856,25 @@ def closed_token_network_transitions(class_tokens: Mapping[str, Any],
 
 
 def closed_token_initial_state(token_servers: Mapping[str, Any]) -> tuple[tuple, tuple[str, ...]]:
-    """All tokens idle, in the order ``token_servers`` lists them."""
+    r"""All tokens idle, in the order ``token_servers`` lists them.
+
+    Parameters
+    ----------
+    token_servers : mapping
+        Token -> servers; only the keys are read.
+
+    Returns
+    -------
+    tuple
+        ``((), idle tokens)``.
+
+    Examples
+    --------
+    >>> closed_token_initial_state({"x": ["a"], "y": ["b"]})
+    ((), ('x', 'y'))
+
+    Running time: O(T) for T tokens.
+    """
     return ((), tuple(str(t) for t in token_servers))
 
 
@@ -500,7 +882,7 @@ def directed_matching_transitions(model: Model, server_buffer: int | None = 0,
                                   job_buffer: int | None = None,
                                   server_patience: Mapping[str, Any] | None = None,
                                   abandonment: bool = True) -> Transitions:
-    """Directed bipartite matching DBM, DBM(K), DBMA ([GR20]_ section 3.4) on (jobs, servers).
+    r"""Directed bipartite matching DBM, DBM(K), DBMA ([GR20]_ section 3.4) on (jobs, servers).
 
     Jobs of class c arrive at rate lambda_c, servers of type m at rate mu_m (the model's service
     rates). An arriving server takes the oldest waiting compatible job and both leave; if there
@@ -508,7 +890,34 @@ def directed_matching_transitions(model: Model, server_buffer: int | None = 0,
     job takes the compatible server that has waited longest and both leave; else it waits, unless
     ``job_buffer`` jobs already wait (then it is lost). With ``abandonment``, a waiting job of
     class c leaves at rate gamma_c (``model.abandonment_rates``) and a waiting server of type m at
-    rate ``server_patience[m]``."""
+    rate ``server_patience[m]``.
+
+    Parameters
+    ----------
+    model : Model
+        Classes, server types and their exact rates.
+    server_buffer : int or None
+        How many servers may wait (0: DBM; None: no bound).
+    job_buffer : int or None
+        How many jobs may wait (None: no bound).
+    server_patience : mapping, optional
+        Server type -> abandonment rate.
+    abandonment : bool
+        Use the abandonment rates (DBMA).
+
+    Returns
+    -------
+    callable
+        ``transitions(state)`` on (waiting jobs, waiting servers).
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> list(directed_matching_transitions(example_model("n"))(((), ())))
+    [((('1',), ()), Fraction(1, 4)), ((('2',), ()), Fraction(1, 4))]
+
+    Running time: O((J + M)(n + k)) per state with n jobs and k servers waiting.
+    """
     lam, mu = _rates(model)
     gamma = {c: _fraction(r) for c, r in model.abandonment_rates.items()} if abandonment else {}
     nu = _rate_map(server_patience or {}, "patience of server type")
@@ -538,12 +947,31 @@ def directed_matching_transitions(model: Model, server_buffer: int | None = 0,
 
 def general_matching_transitions(edges: Iterable[tuple[Any, Any]],
                                  probabilities: Mapping[Any, Any]) -> Transitions:
-    """FCFM matching on a general graph (Moyal, Busic and Mairesse; [GR20]_ section 3.4).
+    r"""FCFM matching on a general graph (Moyal, Busic and Mairesse; [GR20]_ section 3.4).
 
     Discrete time: each step one agent arrives, of class c with probability p_c (given as rates:
     only ratios matter). It leaves with the oldest waiting agent of a neighbouring class, if any,
-    else it waits. State: the waiting agents' classes in arrival order. The stationary law of the
-    step chain solves the balance equations of the chain with these rates."""
+    else it waits. State: the waiting agents' classes in arrival order.
+
+    Parameters
+    ----------
+    edges : iterable of pairs
+        The compatibility graph of the agent classes.
+    probabilities : mapping
+        Class -> exact weight $p_c$.
+
+    Returns
+    -------
+    callable
+        ``transitions(state)`` of the embedded chain.
+
+    Examples
+    --------
+    >>> list(general_matching_transitions([("a", "b")], {"a": 1, "b": 2})(()))
+    [(('a',), Fraction(1, 1)), (('b',), Fraction(2, 1))]
+
+    Running time: O(C n) per state for C classes and n waiting agents.
+    """
     p = _rate_map(probabilities, "arrival probability")
     neighbours: dict[str, set[str]] = {c: set() for c in p}
     for u, v in edges:
@@ -561,12 +989,32 @@ def general_matching_transitions(edges: Iterable[tuple[Any, Any]],
 
 
 def paired_matching_transitions(model: Model) -> Transitions:
-    """Paired bipartite matching (Adan and Weiss; [GR20]_ section 3.4) on (jobs, servers).
+    r"""Paired bipartite matching (Adan and Weiss; [GR20]_ section 3.4) on (jobs, servers).
 
     Discrete time: each step a job of class c and a server of type s arrive together, with
     probability proportional to lambda_c mu_s. The job takes the first compatible waiting server
     and the server the first compatible waiting job; if neither finds a partner and the two are
-    compatible they match each other; whoever is unmatched waits at the end of its queue."""
+    compatible they match each other; whoever is unmatched waits at the end of its queue.
+
+    Parameters
+    ----------
+    model : Model
+        Exact rates $\lambda_c$, $\mu_s$ (only products matter).
+
+    Returns
+    -------
+    callable
+        ``transitions(state)`` of the embedded chain, one move per (class, type) pair with
+        weight $\lambda_c\mu_s$.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> list(paired_matching_transitions(example_model("n"))(((), ())))
+    [((('1',), ('2',)), Fraction(1, 4))]
+
+    Running time: O(J M (n + k)) per state.
+    """
     lam, mu = _rates(model)
 
     def transitions(state: tuple[tuple[str, ...], tuple[str, ...]]):
