@@ -52,8 +52,10 @@ products $P_s(I)=\prod_{j\in I}\mu_js$, $W=P_s\widetilde W_s$ where $\widetilde 
 $z(Q)=\frac1{L_s(Q)}\bigl[\hat H(\mathcal M\setminus Q)P_s(Q)+\sum_{t\notin Q}z(Q\cup t)\bigr]$,
 so both layer DPs are plain sums; the arrival term uses $W(P)Z(P\cup j)=\widetilde W_s(P)
 z(P\cup j)/(\mu_js)$, the division by $\prod_{j\in S_c}\mu_js$ done exactly at the end. The
-additive work (layer sums, zeta transforms) runs once for both runs on packed integers
-$t^+2^K+t^-$, $K$ above every lower sum; divisions and products run apart.
+additive work (layer sums, zeta transforms, the weighted sums of the arrival terms) runs once
+for both runs on packed integers $t^+2^K+t^-$, $K$ above every lower sum; divisions and products
+run apart. The arrival terms read the tables reshaped to $(2,)^M$ (one axis per server), where
+the sets $P\subseteq\mathcal M\setminus S_c$ are a strided view.
 
 **Cost.** For $M$ servers, $J$ classes and $U$ unions: the two layer DPs ($\widetilde W_s$ and
 $z$) and the two zeta transforms ($\Omega$, $\hat H$) cost O($2^MM$) integer additions, the
@@ -61,10 +63,10 @@ products with $P_s$ and the idle and $G$ sums O($2^M$) multiplications, the unio
 O($UJ$), the arrival terms O($\sum_c|S_c|2^{M-|S_c|}$). $\pi(\emptyset)$ alone needs only
 $\widetilde W_s$, $\Omega$ and $H$. The integers have about ``bits`` plus the spread of
 magnitudes between layers (about 70 bits on the benchmark graph of 16 servers); memory O($2^M$)
-integers (1.4 GB peak for the mean numbers at 20 servers). Profile of the mean numbers at 16
-servers: zeta transforms and layer sums (numpy object additions) about half, the arrival terms
-and union passes a fifth, divisions, packing and products the rest; the time doubles per added
-server (times M/(M-1)).
+integers (1.4 GB peak for the mean numbers at 20 servers). Profile of the mean numbers at 18
+servers: the layer DPs (sums and divisions) about 35 %, the zeta transforms about 30 %, the
+arrival terms about 20 %, products, packing and the union passes the rest; the time doubles per
+added server (times about M/(M-1)); $\pi(\emptyset)$ alone costs a quarter to a half of it.
 
 Examples
 --------
@@ -321,7 +323,6 @@ def _runs(graph: SubsetGraph, bits: int, h_lo: list[int], h_hi: list[int], per_c
         hat_lo[xs] = np.array(h_lo, dtype=object)
         hat_hi[xs] = np.array(h_hi, dtype=object)
         hats = _zeta_pair(hat_lo, hat_hi, size)
-    z = None
     if per_class:  # z(Q) = P_s(Q) Z(Q): backward layer DP with the source H^(M \ Q) P_s(Q)
         products = _service_products(graph)
         z_lo, z_hi, e_z = _layer_dp(graph, bits, _arrival_table(graph), False,
@@ -353,7 +354,7 @@ def _arrival_terms(graph: SubsetGraph, wr_lo, wr_hi, z_lo, z_hi) -> list[tuple[A
     integer weights $\prod_{i\in S_c}(\mu_is)/(\mu_js)$ and the common product divides exactly at
     the end. The weighted sums over $j$ run once for both runs on packed integers."""
     np = _np()
-    size, full, scale = graph.size, graph.full, graph.scale
+    size, scale = graph.size, graph.scale
     classes = []
     for m in graph.masks:
         servers = [j for j in range(size) if m >> j & 1]
