@@ -72,10 +72,25 @@ def check_stability_fast(model: Model) -> None:
     tree nodes; otherwise the unions of class server sets when there are at most 200,000 of
     them, else one max-flow (:func:`symq.stability.check_stability`).
 
+    Parameters
+    ----------
+    model : Model
+        Any rates; symbolic ones are not checked here.
+
     Raises
     ------
     UnstableModelError
         The message of :mod:`symq.stability`, naming classes and servers.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> check_stability_fast(example_model("n", {"lambda_2": 2}))
+    Traceback (most recent call last):
+        ...
+    symq.errors.UnstableModelError: unstable: classes {'1', '2'} bring 9/4 but their servers {'1', '2'} serve only 2; lower those arrival rates or raise those service rates
+
+    Running time: O(M) for redundancy, O(J M) nested, O(U M) for U unions, else one max-flow.
     """
     if not is_numeric(model):
         return
@@ -123,11 +138,34 @@ def method_name(model: Model, discipline: str, quantity: str = "empty-probabilit
                 method: str = "auto") -> str:
     """The algorithm that :func:`values` uses for ``model`` (named in the CLI's JSON output).
 
+    Parameters
+    ----------
+    model : Model
+        Its structure (nested, ring, redundancy, components) decides.
+    discipline : str
+        ``"collaborative"``, ``"alis"`` or ``"rais"``.
+    quantity : str
+        The quantity asked for (some routes serve only some quantities).
+    method : str
+        ``"auto"`` or a forced method of :data:`METHODS`.
+
+    Returns
+    -------
+    str
+        One sentence naming the algorithm and its theorem.
+
+    Raises
+    ------
+    ModelError
+        An unknown discipline or method.
+
     Examples
     --------
     >>> from symq import model
     >>> print(method_name(model("w"), "collaborative"))
     nested closed form through the nesting tree (Thm 4.5, prod(1 - rho_S), Little's law)
+
+    Running time: O(J M) for the structure tests.
     """
     _check_discipline(discipline)
     _check_method(method)
@@ -192,6 +230,13 @@ def values(model: Model, discipline: str = "collaborative", per_class: bool = Fa
     UnsupportedError
         Numeric rates that are not rational; ``"server-removal"`` for a noncollaborative
         discipline.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> out, field = values(example_model("w"), "alis")
+    >>> out["empty"], field is None
+    (663/1216, False)
 
     Running time: that of the chosen algorithm (see its module).
     """
@@ -313,8 +358,8 @@ def empty_probability(model: Model, discipline: str = "collaborative", method: s
 
     Examples
     --------
-    >>> from symq import model
-    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+    >>> from symq import example_model
+    >>> n = example_model("n")
     >>> empty_probability(n), empty_probability(n, "alis")
     (9/14, 27/47)
 
@@ -332,14 +377,29 @@ def normalizing_constant(model: Model, discipline: str = "collaborative", method
     Collaborative ([GR20]_ Thm 3.3): $G=1/\pi(\emptyset)$; ALIS (Thm 3.9, states (waiting
     classes, idle order)): $G_{\rm ALIS}=1/\pi(\emptyset,\emptyset)$, so that
     $P(\emptyset)=W(\mathcal M)/G_{\rm ALIS}$; RAIS (Thm 3.10): $G_{\rm RAIS}=1/\pi(\emptyset)$.
-    Parameters, errors and running time as :func:`empty_probability`.
+
+    Parameters
+    ----------
+    model, discipline, method
+        As :func:`empty_probability`; ``discipline`` also picks which $G$ (above).
+
+    Returns
+    -------
+    sympy.Expr
+        Exact, factored for symbolic rates.
+
+    Raises
+    ------
+    ModelError, UnstableModelError, UnsupportedError
+        As :func:`empty_probability`.
 
     Examples
     --------
-    >>> from symq import model
-    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
-    >>> normalizing_constant(n)
+    >>> from symq import example_model
+    >>> normalizing_constant(example_model("n"))
     14/9
+
+    Running time: as :func:`empty_probability`.
     """
     out, arith = values(model, discipline, method=method, idle=False)
     return _as_expr(out["G"], arith)
@@ -348,14 +408,31 @@ def normalizing_constant(model: Model, discipline: str = "collaborative", method
 def server_idle_probability(model: Model, discipline: str = "collaborative", method: str = "auto"
                             ) -> dict[str, Any]:
     r"""``{"per_server": {server: P(server idle)}}`` (collaborative: Prop 6.2's
-    $\psi_k=\pi(\emptyset)/\pi_{\vdash k}(\emptyset)$). Parameters as :func:`empty_probability`.
+    $\psi_k=\pi(\emptyset)/\pi_{\vdash k}(\emptyset)$).
+
+    Parameters
+    ----------
+    model, discipline, method
+        As :func:`empty_probability` (the server-removal route gives Prop 6.2 itself).
+
+    Returns
+    -------
+    dict
+        ``{"per_server": {server: probability}}``, in the model's server order.
+
+    Raises
+    ------
+    ModelError, UnstableModelError, UnsupportedError
+        As for the empty probability.
 
     Examples
     --------
-    >>> from symq import model
-    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
-    >>> server_idle_probability(n)
+    >>> import symq
+    >>> server_idle_probability(symq.example_model("n"))
     {'per_server': {'1': 9/14, '2': 6/7}}
+
+    Running time: as :func:`empty_probability`, with the idle tables of the DP (O(2^M M) for
+    ALIS/RAIS).
     """
     out, arith = values(model, discipline, method=method)
     return {"per_server": {s: _as_expr(v, arith) for s, v in out["idle"].items()}}
@@ -365,12 +442,27 @@ def mean_number(model: Model, discipline: str = "collaborative", method: str = "
                 ) -> dict[str, Any]:
     r"""Mean number of jobs in the system, ``{"total": L, "per_class": {class: L_c}}``
     (collaborative: corrected [GR20]_ Prop 6.3; ALIS/RAIS: in queue plus in service by the
-    matching rates). Parameters as :func:`empty_probability`.
+    matching rates).
+
+    Parameters
+    ----------
+    model, discipline, method
+        As :func:`empty_probability`; ``"nested"`` uses the closed forms of Thm 4.5.
+
+    Returns
+    -------
+    dict
+        ``{"total": L, "per_class": {class: L_c}}``, exact.
+
+    Raises
+    ------
+    ModelError, UnstableModelError, UnsupportedError
+        The errors of :func:`empty_probability` (the same checks run first).
 
     Examples
     --------
-    >>> from symq import model
-    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+    >>> from symq import example_model
+    >>> n = example_model("n")
     >>> mean_number(n)
     {'total': 11/21, 'per_class': {'1': 5/14, '2': 1/6}}
 
@@ -384,14 +476,29 @@ def mean_number(model: Model, discipline: str = "collaborative", method: str = "
 def mean_response_time(model: Model, discipline: str = "collaborative", method: str = "auto"
                        ) -> dict[str, Any]:
     r"""Mean time in system by Little's law: $T_c=L_c/\lambda_c$, overall $T=L/\lambda$.
-    Parameters as :func:`empty_probability`.
+
+    Parameters
+    ----------
+    model, discipline, method
+        As for :func:`mean_number`, whose values are divided by the arrival rates.
+
+    Returns
+    -------
+    dict
+        ``{"total": T, "per_class": {class: T_c}}``.
+
+    Raises
+    ------
+    ModelError, UnstableModelError, UnsupportedError
+        Those of :func:`mean_number`.
 
     Examples
     --------
-    >>> from symq import model
-    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
-    >>> mean_response_time(n)["per_class"]
+    >>> from symq import example_model
+    >>> mean_response_time(example_model("n"))["per_class"]
     {'1': 10/7, '2': 2/3}
+
+    Running time: that of :func:`mean_number`, plus J divisions.
     """
     out, arith = values(model, discipline, per_class=True, method=method, idle=False)
     lam = model.arrival_rates
