@@ -301,3 +301,20 @@ def test_latex_compiles_without_overfull_lines(tmp_path):
     assert run.returncode == 0, log[-2000:]
     widths = [float(w) for w in re.findall(r"Overfull \\hbox \(([\d.]+)pt too wide\)", log)]
     assert max(widths, default=0) <= 10
+
+
+def test_factored_form_leaves_large_factors_whole(monkeypatch):
+    """Past ``factor_terms`` a polynomial is only divided by the known factors (flint's
+    factoring of the largest normalizing constants takes minutes and gigabytes); the value
+    is unchanged."""
+    from symq.formulas.arith import RationalFunctions, to_sympy
+    model = symq.model("ring:3")
+    values = integer_point(model, random.Random(8))
+    f = structured(model, "empty-probability", "alis")
+    want = numeric(model, "empty-probability", "alis", values)
+    monkeypatch.setattr(RationalFunctions, "factor_terms", 20)
+    expr = to_sympy(f.expanded_values(), "factored")
+    point = {positive_symbol(k): v for k, v in values.items()}
+    assert expr.xreplace(point) == want
+    assert any(len(sympy.Add.make_args(b)) > 20 for b, _ in
+               [p.as_base_exp() for p in sympy.Mul.make_args(sympy.denom(expr))])

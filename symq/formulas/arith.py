@@ -121,8 +121,43 @@ class RationalFunctions:
             return sympy.Integer(0)
         return sympy.Poly.from_dict(d, gens).as_expr()
 
-    def factored(self, p) -> sympy.Expr:
-        content, factors = p.factor()
+    #: polynomials with more terms are not given to flint's factoring (a 261,000-term
+    #: normalizing constant took 150 s and 18 GB before it was stopped); they are divided by
+    #: the factors already known and the rest is shown as one factor
+    factor_terms = 5000
+
+    def factor_list(self, p, known=None) -> tuple[Any, list]:
+        """``(content, [(factor, exponent)])`` of ``p``: flint's factorization when ``p``
+        has at most :attr:`factor_terms` terms; otherwise the factors ``known`` (a list of
+        ``(factor, exponent)``: the denominator's own factors) or those of the field's table
+        that divide it, and the rest unfactored."""
+        if len(p) <= self.factor_terms:
+            return p.factor()
+        if known is not None:
+            content, parts = known
+            out = []
+            for f, e in parts:
+                c, fs = self.factor_list(f)
+                content *= int(c) ** e
+                out += [(g, k * e) for g, k in fs]
+            return content, out
+        content = p.content()
+        p = p / content if int(content) != 1 else p
+        out = []
+        ev = self.at(p) if hasattr(self, "factors") else 0
+        for i, f in enumerate(getattr(self, "factors", [])):
+            e = 0
+            while len(f) < len(p):
+                got = _div_exact(self, p, ev, i)
+                if got is None:
+                    break
+                (p, ev), e = got, e + 1
+            if e:
+                out.append((f, e))
+        return content, out + [(p, 1)]
+
+    def factored(self, p, known=None) -> sympy.Expr:
+        content, factors = self.factor_list(p, known)
         out = sympy.Integer(int(content))
         for f, e in factors:
             out *= self.poly_expr(f) ** int(e)
@@ -164,8 +199,8 @@ class RationalFunctions:
         return self._printed(p, "latex",
                              lambda p: self._tex_re.sub(name, str(p)).replace("*", " "))
 
-    def factored_parts(self, p, printer) -> str:
-        content, factors = p.factor()
+    def factored_parts(self, p, printer, known=None) -> str:
+        content, factors = self.factor_list(p, known)
         parts = []
         c = int(content)
         for f, e in factors:
@@ -604,7 +639,8 @@ def to_text(value: RF, form: str = "expanded", latex: bool = False) -> str:
     f = value.field
     printer = f.poly_latex if latex else f.poly_text
     if form == "factored":
-        num, den = f.factored_parts(value.num, printer), f.factored_parts(value.den, printer)
+        num = f.factored_parts(value.num, printer)
+        den = f.factored_parts(value.den, printer, value.den_factors)
     else:
         num, den = printer(value.num), printer(value.den)
         if not latex and len(value.num) > 1:
@@ -621,5 +657,5 @@ def to_sympy(value: RF, form: str = "expanded") -> sympy.Expr:
     multiplied out) or ``factored`` (each factored over the integers by flint)."""
     f = value.field
     if form == "factored":
-        return f.factored(value.num) / f.factored(value.den)
+        return f.factored(value.num) / f.factored(value.den, value.den_factors)
     return f.poly_expr(value.num) / f.poly_expr(value.den)
