@@ -23,11 +23,9 @@ recursions are safe in ball arithmetic as well.
 
 Examples
 --------
->>> from symq import model
+>>> from symq import example_model
 >>> from symq.normalization.ring import ring_order, ring_values
->>> r = model("ring:3")
->>> r = r.substitute({**{f"lambda_{i}": "1/2" for i in r.classes},
-...                   **{f"mu_{j}": "1" for j in r.servers}})
+>>> r = example_model("ring:3", {f"lambda_{i}": "1/2" for i in "123"})
 >>> ring_order(r)
 (['1', '2', '3'], ['1', '2', '3'])
 >>> out = ring_values(r, per_class=True)
@@ -50,6 +48,16 @@ def ring_order(model: Model) -> tuple[list[str], list[str]] | None:
     """The cyclic order of a ring model: servers $v_0,\\dots,v_{M-1}$ and classes
     $e_0,\\dots,e_{M-1}$ with $S(e_i)=\\{v_i,v_{i+1 \\bmod M}\\}$; ``None`` when the compatibility
     graph is not one cycle of $M\\ge 3$ servers and $M$ classes of two servers each.
+
+    Parameters
+    ----------
+    model : Model
+        The graph to test; rates are ignored.
+
+    Returns
+    -------
+    tuple or None
+        ``(servers in cycle order, classes in cycle order)``.
 
     Examples
     --------
@@ -92,7 +100,26 @@ def ring_order(model: Model) -> tuple[list[str], list[str]] | None:
 
 
 def is_ring(model: Model) -> bool:
-    """True when :func:`ring_order` finds a ring."""
+    """True when :func:`ring_order` finds a ring.
+
+    Parameters
+    ----------
+    model : Model
+        The graph to test.
+
+    Returns
+    -------
+    bool
+        Whether ``model`` is one cycle of servers joined by two-server classes.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> is_ring(model("ring:5")), is_ring(model("n"))
+    (True, False)
+
+    Running time: O(M), that of :func:`ring_order`.
+    """
     return ring_order(model) is not None
 
 
@@ -209,10 +236,8 @@ def ring_values(model: Model, per_class: bool = False, field: Any = None) -> dic
 
     Examples
     --------
-    >>> from symq import model
-    >>> r = model("ring:4")
-    >>> r = r.substitute({**{f"lambda_{i}": "1/3" for i in r.classes},
-    ...                   **{f"mu_{j}": "1" for j in r.servers}})
+    >>> from symq import example_model
+    >>> r = example_model("ring:4", {f"lambda_{i}": "1/3" for i in "1234"})
     >>> str(ring_values(r)["empty"])
     '70/153'
 
