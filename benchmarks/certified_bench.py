@@ -245,6 +245,11 @@ def main(argv=None) -> int:
                          if round_fraction(exact[k], DIGITS) != text]
                 print(f"    certified digits vs exact rationals: "
                       f"{'all ' + str(len(certified)) + ' agree' if not wrong else 'WRONG ' + str(wrong)}")
+            elif certified and rows.get("arb", (None, {}))[1]:  # no exact value: the two
+                balls = rows["arb"][1]                           # certified routes must agree
+                wrong = [k for k, text in certified.items() if balls.get(k) != text]
+                print(f"    certified digits vs the arb ball route (no exact value): "
+                      f"{'all ' + str(len(certified)) + ' agree' if not wrong else 'DIFFER ' + str(wrong)}")
             if discipline == "collaborative means" and m_size == 20:
                 exact_target = rows.get("exact", (None,))[0]
     print("\n## exact rationals (--exact): collaborative mean numbers at M=20, target < 10 s")
