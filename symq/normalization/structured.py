@@ -28,6 +28,16 @@ def is_symmetric_redundancy(model: Model) -> bool:
     """True for ``redundancy:K:D`` shapes: the classes are exactly the D-subsets of the servers
     (each once), all class rates equal and all server rates equal.
 
+    Parameters
+    ----------
+    model : Model
+        Symbolic or numeric; rates are compared exactly.
+
+    Returns
+    -------
+    bool
+        Whether the symmetric redundancy route (:func:`redundancy_values`) applies.
+
     Examples
     --------
     >>> from symq import model
@@ -173,6 +183,16 @@ def components(model: Model) -> list[Model]:
     The stationary law of every discipline here factors over components (they share no server
     and no class), so $\pi(\emptyset)$ is the product of the components' and the mean numbers
     are those of each class's component.
+
+    Parameters
+    ----------
+    model : Model
+        Possibly disconnected.
+
+    Returns
+    -------
+    list of Model
+        One per component, in the order of their first classes; each keeps the model's name.
 
     Examples
     --------
