@@ -133,8 +133,10 @@ class Structured:
         """The result as cancelled rational functions (:class:`symq.formulas.arith.RF`, or
         sympy Rationals for a numeric model), in the result's shape; computed once.
 
-        Running time: one rational-function operation (a few multivariate gcds) per term of
-        every definition."""
+        Running time: one polynomial product per term of every definition, cancellation by
+        exact division by known factors (:class:`symq.formulas.arith.FactoredFunctions`);
+        grows with the size of the result (``ring:4`` collaborative mean numbers, 790,000
+        terms: about 5 s)."""
         cached = getattr(self, "_expanded", None)
         if cached is not None:
             return cached

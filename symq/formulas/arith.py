@@ -1,10 +1,16 @@
 r"""Evaluation of structured definitions, in order, in an exact domain: rationals at a point
 (:class:`fractions.Fraction`, for the tests' second route) or rational functions of the rate
-symbols as pairs of python-flint ``fmpz_mpoly`` polynomials cancelled by their gcd after every
-operation (the expanded form; sympy's ``FracField`` is the slow alternative it replaces).
+symbols (the expanded form) in python-flint ``fmpz_mpoly`` arithmetic.
 
-Running time: one field operation per term of every definition; a rational-function
-operation costs one or two multivariate gcds.
+The expanded form uses :class:`FactoredFunctions`: each denominator is kept as a product of
+known irreducible factors (the linear slacks and arrival-rate sums of the definitions, then
+the numerators of the normalizing constants), so that cancelling is an integer test at a fixed
+point followed by an exact division, never a multivariate gcd; :class:`RationalFunctions`
+(numerator/denominator pairs cancelled by their gcd after every operation) is the simple
+version it replaces, and sympy's ``FracField`` the slow one before that.
+
+Running time: one polynomial product per term of every definition, about five seconds per
+million terms of the result (printing included), see ``benchmarks/formulas_bench.py``.
 """
 
 from __future__ import annotations
@@ -290,7 +296,9 @@ class FactoredFunctions(RationalFunctions):
     The denominators of the structured definitions are slacks $r(X)$, arrival-rate sums
     $\Lambda_I$ (linear, hence irreducible once their integer content is removed) and the
     numerators of earlier values (normalizing constants), factored once by flint when they are
-    first divided by. So cancellation never needs a multivariate gcd: a factor $f$ of the
+    first divided by; one of more than ``split_terms`` (2,000) terms is kept whole as a
+    *composite* factor, and its coprimality with the result's numerator is proved at the end
+    (:meth:`coprime`; a multivariate gcd only if that proof fails). So cancellation never needs a multivariate gcd: a factor $f$ of the
     denominator divides the numerator only if $f(p)$ divides the numerator's value at a fixed
     integer point $p$ (every value carries that integer along), and only then is the exact
     division done (which fails if it does not divide). The test is exact, never probabilistic:
@@ -330,7 +338,7 @@ class FactoredFunctions(RationalFunctions):
         self._split: dict[int, tuple] = {}
         self.composite: set[int] = set()  # factors not known to be irreducible
         self._images: dict[int, tuple] = {}  # composite factors restricted to the line
-        self.factor_terms = 0 if line else 2000  # larger polynomials are not factored
+        self.split_terms = 0 if line else 2000  # larger divisors are kept whole (composite)
         self._pow: dict[tuple[int, int], Any] = {}
         self.one_poly = self.ctx.from_dict({(0,) * n: 1})
         self.zero_poly = self.ctx.from_dict({})
@@ -363,7 +371,7 @@ class FactoredFunctions(RationalFunctions):
             if f.leading_coefficient() < 0:
                 f, c = -f, -c
             out = (c, {self._register(f): 1})
-        elif len(p) > self.factor_terms:
+        elif len(p) > self.split_terms:
             out = self._composite(p)
         else:
             content, parts = p.factor()
