@@ -91,10 +91,29 @@ def _fraction(value: sympy.Expr, what: str) -> Fraction:
 def stability_report(model: Model) -> StabilityReport:
     """The minimum stability margin and a class set that attains it, by one max-flow per class.
 
+    Parameters
+    ----------
+    model : Model
+        Exact numeric rates.
+
+    Returns
+    -------
+    StabilityReport
+        ``margin`` $=\\min_A(\\mu(S(A))-\\lambda(A))$, with its ``classes``, ``servers``, ``load``
+        and ``capacity``.
+
     Raises
     ------
     ModelError
         A rate that is not an exact number (substitute values first).
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> stability_report(example_model("w")).margin
+    7/10
+
+    Running time: J max-flows on J + M + 2 nodes.
     """
     lam = {i: _fraction(r, f"arrival rate of class {i!r}") for i, r in model.arrival_rates.items()}
     mu = {j: _fraction(r, f"service rate of server {j!r}") for j, r in model.service_rates.items()}
@@ -128,7 +147,26 @@ def stability_report(model: Model) -> StabilityReport:
 
 
 def brute_force_stability_report(model: Model) -> StabilityReport:
-    """The same minimum by enumerating every non-empty class set (for tests and tiny models)."""
+    """The same minimum by enumerating every non-empty class set (for tests and tiny models).
+
+    Parameters
+    ----------
+    model : Model
+        Exact numeric rates, a handful of classes.
+
+    Returns
+    -------
+    StabilityReport
+        Equal in margin to :func:`stability_report`.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> brute_force_stability_report(example_model("w")).classes
+    ('2',)
+
+    Running time: O(2^J (J + M)).
+    """
     best = None
     for size in range(1, len(model.classes) + 1):
         for classes in itertools.combinations(model.classes, size):
@@ -176,17 +214,49 @@ def _violating_classes(model: Model) -> tuple[str, ...] | None:
 def is_stable(model: Model) -> bool:
     """True when $\\lambda(A) < \\mu(S(A))$ for every non-empty class set $A$ (numeric rates).
 
-    Decided exactly by one max-flow (see :func:`_violating_classes`)."""
+    Decided exactly by one max-flow (see :func:`_violating_classes`); a tight set (load equal to
+    capacity) is unstable.
+
+    Parameters
+    ----------
+    model : Model
+        Numeric (exact) rates.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> is_stable(example_model("w")), is_stable(example_model("w", {"lambda_3": 2}))
+    (True, False)
+
+    Running time: one max-flow on J + M + 2 nodes, plus a residual search.
+    """
     return model.is_empty or _violating_classes(model) is None
 
 
 def check_stability(model: Model) -> None:
     """Raise :class:`UnstableModelError` naming a violating class set; no-op for symbolic rates.
 
+    Parameters
+    ----------
+    model : Model
+        Numeric rates are checked exactly; a model with symbolic rates passes unchecked (its
+        conditions are :func:`stability_conditions`).
+
     Raises
     ------
     UnstableModelError
         Some class set brings at least as much work as its servers can do.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> check_stability(example_model("n"))
+
+    Running time: that of :func:`is_stable`.
     """
     if model.is_empty or not model.is_numeric:
         return
@@ -329,6 +399,13 @@ def stability_conditions(model: Model, max_classes: int = 12) -> StabilityCondit
     compatibility graph (otherwise the condition is the sum of those of its components, whose
     server sets are disjoint). Enumerates class sets, so it is for small models only.
 
+    Parameters
+    ----------
+    model : Model
+        Symbolic or numeric rates.
+    max_classes : int
+        Refuse larger models (the enumeration has $2^J$ sets).
+
     Returns
     -------
     StabilityConditions
@@ -338,6 +415,14 @@ def stability_conditions(model: Model, max_classes: int = 12) -> StabilityCondit
     ------
     ModelError
         More than ``max_classes`` classes.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> stability_conditions(model("n")).relations()
+    [lambda_1 < mu_1, lambda_1 + lambda_2 < mu_1 + mu_2]
+
+    Running time: O(2^J (J + M)) for J classes.
     """
     if len(model.classes) > max_classes:
         raise ModelError(f"listing symbolic stability conditions enumerates 2^{len(model.classes)} "
