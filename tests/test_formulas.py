@@ -318,3 +318,21 @@ def test_factored_form_leaves_large_factors_whole(monkeypatch):
     assert expr.xreplace(point) == want
     assert any(len(sympy.Add.make_args(b)) > 20 for b, _ in
                [p.as_base_exp() for p in sympy.Mul.make_args(sympy.denom(expr))])
+
+
+def test_factored_denominators_give_the_gcd_cancelled_function():
+    """The factored-denominator route (cancellation by exact division by known factors) gives
+    exactly the polynomials of the plain route that cancels by a multivariate gcd after every
+    operation: the same canonical (fully cancelled) rational function."""
+    from symq.formulas.arith import FactoredFunctions, RationalFunctions, evaluate_definitions
+    for model in [g.to_model() for g in compatibility_graphs(3, 2)] + [symq.model("w")]:
+        symbols = sorted(model.symbols, key=lambda s: s.name)
+        for discipline in DISCIPLINES:
+            for quantity in ("server-idle-probability", "mean-response-time"):
+                f = structured(model, quantity, discipline)
+                plain, factored = RationalFunctions(symbols), FactoredFunctions(symbols)
+                a = evaluate_definitions(f.definitions, plain.leaf, plain.number)
+                b = evaluate_definitions(f.definitions, factored.leaf, factored.number)
+                for _, name in f.result_names():
+                    got = factored.finish(b[name])
+                    assert (got.num, got.den) == (a[name].num, a[name].den), (model, name)
