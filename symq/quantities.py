@@ -55,7 +55,36 @@ def register(quantity: str, discipline: str, handler: Handler,
              applies: Callable[[Model], bool] = lambda model: True,
              method: str | Callable[[Model], str] = "") -> None:
     """Register ``handler(model)`` for ``quantity`` under ``discipline`` (where ``applies``);
-    ``method`` names the algorithm, or is a function of the model that names it."""
+    ``method`` names the algorithm, or is a function of the model that names it.
+
+    Parameters
+    ----------
+    quantity : str
+        A name of :data:`QUANTITIES`.
+    discipline : str
+        The discipline the handler serves.
+    handler : callable
+        ``handler(model)`` returns the exact quantity.
+    applies : callable
+        ``applies(model)``: whether this handler serves the model (later registrations are
+        tried first).
+    method : str or callable
+        The algorithm's name for reports and JSON.
+
+    Raises
+    ------
+    ValueError
+        An unknown quantity name.
+
+    Examples
+    --------
+    >>> register("no-such-quantity", "alis", lambda m: 1)
+    Traceback (most recent call last):
+        ...
+    ValueError: unknown quantity 'no-such-quantity'
+
+    Running time: O(1).
+    """
     if quantity not in QUANTITIES:
         raise ValueError(f"unknown quantity {quantity!r}")
     _HANDLERS.append((quantity, discipline, applies, handler, method))
@@ -64,12 +93,34 @@ def register(quantity: str, discipline: str, handler: Handler,
 def handler_for(model: Model, quantity: str, discipline: str) -> tuple[Handler, str]:
     """The handler and its method name for ``quantity`` of ``model`` under ``discipline``.
 
+    Parameters
+    ----------
+    model : Model
+        The registered ``applies`` tests are run on it.
+    quantity : str
+        A name of :data:`QUANTITIES`.
+    discipline : str
+        One of :data:`DISCIPLINES`.
+
+    Returns
+    -------
+    tuple
+        ``(handler, method name)``; the handler takes the model.
+
     Raises
     ------
     ModelError
         An unknown quantity or discipline.
     UnsupportedError
         A known quantity that symq cannot compute for this model and discipline yet.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> handler_for(model("w"), "mean-number", "alis")[1].split(":")[0]
+    'subset DP'
+
+    Running time: O(number of registered handlers), plus their ``applies`` tests.
     """
     if quantity not in QUANTITIES:
         raise ModelError(f"unknown quantity {quantity!r}; available: {', '.join(QUANTITIES)}")
@@ -88,7 +139,32 @@ def handler_for(model: Model, quantity: str, discipline: str) -> tuple[Handler, 
 def derive(model: Model | str, quantity: str, discipline: str = "collaborative") -> Any:
     """The exact quantity: a sympy expression, or a mapping of them (per class / per server).
 
-    ``model`` is a :class:`Model`, a built-in name (``"w"``) or the path of a TOML file."""
+    Parameters
+    ----------
+    model : Model, str or Path
+        A model, a built-in name (``"w"``) or the path of a TOML file; symbolic or numeric.
+    quantity : str
+        A name of :data:`QUANTITIES` (``"empty-probability"``, ``"mean-number"``, ...).
+    discipline : str
+        ``"collaborative"``, ``"alis"`` or ``"rais"``.
+
+    Returns
+    -------
+    sympy.Expr or dict
+        Remembered for :func:`evaluate`'s checks.
+
+    Raises
+    ------
+    ModelError, UnsupportedError
+        As :func:`handler_for`; the handler's own errors (an unstable numeric model).
+
+    Examples
+    --------
+    >>> derive("n", "empty-probability")
+    -(lambda_1 - mu_1)*(lambda_1 + lambda_2 - mu_1 - mu_2)/(mu_1*(lambda_1 - mu_1 - mu_2))
+
+    Running time: that of the quantity's algorithm (named by :func:`handler_for`).
+    """
     model = as_model(model)
     handler, _ = handler_for(model, quantity, discipline)
     return remember_model(handler(model), model)
@@ -96,7 +172,24 @@ def derive(model: Model | str, quantity: str, discipline: str = "collaborative")
 
 def flatten_result(result: Any) -> list[tuple[str, Any]]:
     """``[(label, value)]`` of a quantity: one unlabelled entry, or one per class/server, e.g.
-    ``("per_class 1", expr)``."""
+    ``("per_class 1", expr)``.
+
+    Parameters
+    ----------
+    result : sympy.Expr or mapping
+        What :func:`derive` or :func:`evaluate` returned.
+
+    Returns
+    -------
+    list of (str, object)
+
+    Examples
+    --------
+    >>> flatten_result({"per_class": {"1": 1, "2": 2}})
+    [('per_class 1', 1), ('per_class 2', 2)]
+
+    Running time: O(number of entries).
+    """
     if not isinstance(result, Mapping):
         return [("", result)]
     rows = []
@@ -136,6 +229,31 @@ def substitute(expr: sympy.Expr | str, values: Mapping[str, Any]) -> sympy.Expr:
 
     ``expr`` may be a formula string as symq prints it; it is read by
     :func:`symq.expressions.parse_formula`, never evaluated as code.
+
+    Parameters
+    ----------
+    expr : sympy.Expr or str
+        The formula.
+    values : mapping
+        ``{symbol name: exact value}``; names that are not symbols of ``expr`` are ignored.
+
+    Returns
+    -------
+    sympy.Expr
+        Simplified when anything was substituted.
+
+    Raises
+    ------
+    ModelError
+        A malformed formula string, or a value that is not an exact positive rate (a float,
+        zero, a negative number).
+
+    Examples
+    --------
+    >>> substitute("lambda_1 + mu_1", {"mu_1": "1/2"})
+    lambda_1 + 1/2
+
+    Running time: sympy's ``simplify`` of the substituted expression.
     """
     expr = _as_formula(expr)
     by_name = {s.name: s for s in expr.free_symbols}
@@ -159,6 +277,11 @@ def evaluate(result: Any, values: Mapping[str, Any] | None = None, digits: int =
         the model that most recently gave this result through :func:`derive` or a quantity
         function of :mod:`symq` (such as :func:`symq.empty_probability`), if any
 
+    Returns
+    -------
+    Evaluated or dict
+        :class:`Evaluated` for one value; the shape of ``result`` for a mapping.
+
     Raises
     ------
     UnstableModelError
@@ -178,6 +301,9 @@ def evaluate(result: Any, values: Mapping[str, Any] | None = None, digits: int =
     Traceback (most recent call last):
         ...
     symq.errors.UnstableModelError: unstable: classes {'1', '2'} bring 2 but their servers {'1', '2'} serve only 2; lower those arrival rates or raise those service rates
+
+    Running time: one exact substitution and simplification per leaf, plus the decimal digits
+    (:func:`symq.numeric.decimal_string`).
     """
     values = value_names(values)
     result = _as_formula(result)
@@ -236,7 +362,28 @@ _ORIGINS_KEPT = 512
 
 def remember_model(result: Any, model: Model) -> Any:
     """Note that ``model`` gave ``result`` (its symbolic leaves), so that :func:`evaluate` can
-    check names and stability against it; keeps the last few hundred results. Returns ``result``."""
+    check names and stability against it; keeps the last few hundred results.
+
+    Parameters
+    ----------
+    result : sympy.Expr or mapping
+        A derived quantity.
+    model : Model
+        The model it came from.
+
+    Returns
+    -------
+    object
+        ``result``, a mapping as a :class:`symq.results.QuantityResult` (a table in Jupyter).
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> remember_model(model("n").arrival_rate(), model("n"))
+    lambda_1 + lambda_2
+
+    Running time: O(number of leaves).
+    """
     for leaf in _leaves(result):
         if isinstance(leaf, sympy.Basic) and leaf.free_symbols:
             _ORIGINS[leaf] = model
@@ -256,7 +403,27 @@ def _origin(leaves: list[Any]) -> Model | None:
 
 def quantity_function(function: Callable[..., Any]) -> Callable[..., Any]:
     """``function(model, ...)`` of the public API: ``model`` may be a built-in name or a path,
-    and the result is remembered for :func:`evaluate`'s stability and name checks."""
+    and the result is remembered for :func:`evaluate`'s stability and name checks.
+
+    Parameters
+    ----------
+    function : callable
+        Takes a :class:`Model` first.
+
+    Returns
+    -------
+    callable
+        The wrapped function, same name and docstring.
+
+    Examples
+    --------
+    >>> from symq.normalization import empty_probability
+    >>> from symq import model
+    >>> quantity_function(empty_probability)("n", "alis") == empty_probability(model("n"), "alis")
+    True
+
+    Running time: that of ``function``, plus :func:`remember_model`.
+    """
     @functools.wraps(function)
     def wrapper(model: Model | str, *args: Any, **kwargs: Any) -> Any:
         model = as_model(model)
