@@ -113,20 +113,35 @@ class Section:
 
 
 def example_values(model: Model) -> dict[str, str]:
-    r"""Built-in example rates: the W example of docs/quantities.md for ``w``; otherwise every server
-    rate 1 and every class rate $1/(2J)$, which is stable for every graph ($\lambda(A) \le 1/2$)."""
+    r"""The report's example rates: for ``w`` the W example of docs/cli.md and
+    docs/howto-python.md, $\lambda=(3/10, 1/5, 1/2)$ and $\mu=(1, 4/5)$ (collaborative
+    $P(\emptyset)=21/65$); otherwise :func:`symq.catalog.example_rates` (every server rate 1 and
+    every class rate $1/(2J)$, stable for every graph).
+
+    Parameters
+    ----------
+    model : Model
+        A model with symbolic rates.
+
+    Returns
+    -------
+    dict
+        ``{symbol name: exact rate string}``.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> example_values(model("n"))
+    {'lambda_1': '1/4', 'lambda_2': '1/4', 'mu_1': '1', 'mu_2': '1'}
+
+    Running time: O(J + M).
+    """
     names = {s.name for s in model.symbols}
     if model.name == "w" and names == {"lambda_1", "lambda_2", "lambda_3", "mu_1", "mu_2"}:
         return {"lambda_1": "3/10", "lambda_2": "1/5", "lambda_3": "1/2", "mu_1": "1",
                 "mu_2": "4/5"}
-    values = {}
-    for i, rate in model.arrival_rates.items():
-        for s in rate.free_symbols:
-            values[s.name] = f"1/{2 * len(model.classes)}"
-    for j, rate in model.service_rates.items():
-        for s in rate.free_symbols:
-            values.setdefault(s.name, "1")
-    return values
+    from .catalog import example_rates
+    return example_rates(model)
 
 
 def _model_section(model: Model) -> Section:
@@ -302,11 +317,34 @@ def build_report(model: Model, discipline: str | None = None,
 
     Parameters
     ----------
-    discipline : one of ``collaborative``, ``alis``, ``rais``; all three by default.
-    values : exact values for the symbols; :func:`example_values` by default.
-    verify_jobs : truncation of the balance check (0 skips it).
-    progress : called as ``progress(done, total)`` after each quantity and the balance check
+    model : Model
+        Symbolic rates (formulas and values at ``values``) or numeric ones (values only).
+    discipline : str, optional
+        One of ``collaborative``, ``alis``, ``rais``; all three by default.
+    values : mapping, optional
+        Exact values for the symbols; :func:`example_values` by default.
+    digits : int
+        Significant digits of the decimal values.
+    verify_jobs : int
+        Truncation of the balance check (0 skips it).
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each quantity and the balance check
         (see :mod:`symq.progress`).
+
+    Returns
+    -------
+    list of Section
+        The model, stability, nesting, product forms, one section a discipline, references.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> sections = build_report(model("n"), "collaborative", verify_jobs=0)
+    >>> [s.title for s in sections][:3]
+    ['The model', 'Stability', 'Nesting']
+
+    Running time: one derivation and evaluation per quantity and discipline, plus the balance
+    check of :func:`symq.balance.verify` at ``verify_jobs``.
     """
     disciplines = (discipline,) if discipline else DISCIPLINES
     values = dict(values) if values else example_values(model)
@@ -365,7 +403,26 @@ def _latex_table(headers: list[str], rows: list[list[str]]) -> str:
 
 
 def render_latex(sections: list[Section], title: str) -> str:
-    """A complete LaTeX document (compiles with pdflatex)."""
+    """A complete LaTeX document (compiles with pdflatex).
+
+    Parameters
+    ----------
+    sections : list of Section
+        From :func:`build_report`.
+    title : str
+        Plain text.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(render_latex([Section("Intro").text("Hello.")], "A").splitlines()[0])
+    \\documentclass[11pt]{article}
+
+    Running time: O(size of the sections).
+    """
     body = []
     for section in sections:
         body.append(rf"\section{{{escape(section.title)}}}")
@@ -383,7 +440,31 @@ def render_latex(sections: list[Section], title: str) -> str:
 
 
 def render_markdown(sections: list[Section], title: str | None = None) -> str:
-    """The same document in Markdown with ``$...$`` math."""
+    """The same document in Markdown with ``$...$`` math.
+
+    Parameters
+    ----------
+    sections : list of Section
+        From :func:`build_report`.
+    title : str, optional
+        The level-1 heading.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(render_markdown([Section("Intro").text("Hello.")], "A"))
+    # A
+    <BLANKLINE>
+    ## Intro
+    <BLANKLINE>
+    Hello.
+    <BLANKLINE>
+
+    Running time: O(size of the sections).
+    """
     lines = [f"# {title or 'symq report'}", ""]
     for section in sections:
         lines += [f"## {section.title}", ""]
@@ -407,7 +488,36 @@ def render_markdown(sections: list[Section], title: str | None = None) -> str:
 
 def write_report(model: Model, label: str, output: str | None = None, markdown: bool = False,
                  **options: Any) -> str:
-    """Build and render the report; write it to ``output`` when given; return the text."""
+    """Build and render the report; write it to ``output`` when given; return the text.
+
+    Parameters
+    ----------
+    model : Model
+        As :func:`build_report`.
+    label : str
+        The model's name in the title.
+    output : str, optional
+        A file path; ``.md`` or ``markdown=True`` writes Markdown, else LaTeX.
+    markdown : bool
+        Markdown instead of LaTeX.
+    **options
+        Passed to :func:`build_report`.
+
+    Returns
+    -------
+    str
+        The rendered document.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> text = write_report(model("n"), "n", markdown=True, discipline="collaborative",
+    ...                     verify_jobs=0)
+    >>> text.splitlines()[0]
+    '# symq report: n'
+
+    Running time: that of :func:`build_report`, plus the rendering.
+    """
     if output and output.endswith(".md"):
         markdown = True
     sections = build_report(model, **options)
