@@ -100,10 +100,27 @@ _LOADED = False
 def register(kind: PictureKind) -> PictureKind:
     """Add ``kind`` to the registry (a module calls this when imported); return it.
 
+    Parameters
+    ----------
+    kind : PictureKind
+        Its ``name`` becomes a ``symq plot`` KIND.
+
+    Returns
+    -------
+    PictureKind
+        ``kind`` itself, so a module can write ``KIND = register(PictureKind(...))``.
+
     Raises
     ------
     ValueError
         A kind of the same name from another draw function, or an unknown subject.
+
+    Examples
+    --------
+    >>> register(get("load")) is get("load")
+    True
+
+    Running time: O(1).
     """
     if kind.subject not in SUBJECTS:
         raise ValueError(f"picture kind {kind.name!r}: subject must be one of {', '.join(SUBJECTS)}")
@@ -115,7 +132,20 @@ def register(kind: PictureKind) -> PictureKind:
 
 
 def kinds() -> dict[str, PictureKind]:
-    """Every registered kind, by name (imports the modules of this package once)."""
+    """Every registered kind, by name (imports the modules of this package once).
+
+    Returns
+    -------
+    dict
+        ``{name: PictureKind}``.
+
+    Examples
+    --------
+    >>> "load" in kinds()
+    True
+
+    Running time: the first call imports the picture modules; later calls O(number of kinds).
+    """
     global _LOADED
     if not _LOADED:
         for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
@@ -128,10 +158,26 @@ def kinds() -> dict[str, PictureKind]:
 def get(name: str) -> PictureKind:
     """The kind called ``name``.
 
+    Parameters
+    ----------
+    name : str
+        A ``symq plot`` KIND such as ``"load"``.
+
+    Returns
+    -------
+    PictureKind
+
     Raises
     ------
     ModelError
         An unknown kind (the message lists the known ones).
+
+    Examples
+    --------
+    >>> get("load").subject
+    'model'
+
+    Running time: that of :func:`kinds`.
     """
     known = kinds()
     if name not in known:
@@ -142,10 +188,22 @@ def get(name: str) -> PictureKind:
 def pyplot():
     """``matplotlib.pyplot`` on the Agg backend.
 
+    Returns
+    -------
+    module
+        ``matplotlib.pyplot``.
+
     Raises
     ------
     UnsupportedError
-        matplotlib is not installed.
+        matplotlib is not installed (the ``plot`` extra).
+
+    Examples
+    --------
+    >>> hasattr(pyplot(), "figure")
+    True
+
+    Running time: the first call imports matplotlib (about a second).
     """
     try:
         import matplotlib
@@ -160,10 +218,24 @@ def pyplot():
 def file_stem(*parts: Any, **parameters: Any) -> str:
     """A file-name stem from ``parts`` and ``name=value`` parameters, safe on every system.
 
+    Parameters
+    ----------
+    *parts
+        Leading words (model name, kind).
+    **parameters
+        ``name=value`` pairs, in the order given.
+
+    Returns
+    -------
+    str
+        Joined by ``-``; ``/`` and other unsafe characters become ``_``.
+
     Examples
     --------
     >>> file_stem("sed", "heatmap", s=3, q="2/5", rho="9/10")
     'sed-heatmap-s=3-q=2_5-rho=9_10'
+
+    Running time: O(total length).
     """
     words = [str(p) for p in parts if p not in (None, "")]
     words += [f"{k}={v}" for k, v in parameters.items() if v not in (None, "")]
@@ -174,10 +246,34 @@ def file_stem(*parts: Any, **parameters: Any) -> str:
 def save(picture: Picture, path: str) -> str:
     """Write ``picture`` to ``path`` (PNG or SVG by its suffix); return the path.
 
+    Parameters
+    ----------
+    picture : Picture
+        A drawn picture (its figure is kept open).
+    path : str
+        Ends in ``.png`` or ``.svg``.
+
+    Returns
+    -------
+    str
+        ``path``.
+
     Raises
     ------
     ModelError
         A suffix other than ``.png`` or ``.svg``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from symq import example_model
+    >>> picture = get("graph").draw(example_model("n"))
+    >>> path = save(picture, os.path.join(tempfile.mkdtemp(), "n.svg"))
+    >>> os.path.getsize(path) > 0
+    True
+    >>> close(picture)
+
+    Running time: matplotlib's rendering of the figure.
     """
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in FORMATS:
