@@ -137,7 +137,8 @@ def kinds() -> dict[str, PictureKind]:
     Returns
     -------
     dict
-        ``{name: PictureKind}``.
+        ``{name: PictureKind}``, the KIND choices of ``symq plot`` (a copy: changing it does
+        not register anything).
 
     Examples
     --------
