@@ -167,6 +167,7 @@ def get(name: str) -> PictureKind:
     Returns
     -------
     PictureKind
+        With its draw function, subject and options.
 
     Raises
     ------
