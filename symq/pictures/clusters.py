@@ -26,7 +26,28 @@ __all__ = ["draw"]
 
 
 def draw(model: Model, weights: Sequence[str] = ()) -> Picture:
-    """The picture (see the module docstring)."""
+    """The picture (see the module docstring).
+
+    Parameters
+    ----------
+    model : Model
+        Exact numeric rates of the supermarket streams and stations.
+    weights : sequence of str
+        ``STATION=WEIGHT`` settings, as ``--weights`` takes them.
+
+    Returns
+    -------
+    Picture
+        The stations coloured by cluster, with the drifts.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> draw(example_model("w", {"lambda_1": 2})).stem
+    'w-clusters'
+
+    Running time: that of :func:`symq.supermarket.decompose`, plus matplotlib.
+    """
     import sympy
     from ..commands.supermarket import parse_weight_settings
     from ..supermarket import decompose

@@ -42,10 +42,31 @@ __all__ = ["number_law", "draw"]
 def number_law(model: Model, max_jobs: int) -> list[sympy.Rational]:
     r"""$[P(N=0), \dots, P(N=\text{max\_jobs})]$, exact, collaborative discipline.
 
+    Parameters
+    ----------
+    model : Model
+        Exact numeric rates, no abandonment.
+    max_jobs : int
+        From 0 to 500.
+
+    Returns
+    -------
+    list of sympy.Rational
+
     Raises
     ------
     ModelError
         A symbol without a value, or ``max_jobs`` outside 0..500.
+    UnsupportedError
+        A model with abandonments.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> number_law(example_model("n"), 1)
+    [9/14, 27/112]
+
+    Running time: O(2^J J max_jobs) exact operations for J classes.
     """
     if not model.is_numeric:
         missing = ", ".join(sorted(s.name for s in model.symbols))
@@ -77,7 +98,37 @@ def number_law(model: Model, max_jobs: int) -> list[sympy.Rational]:
 
 
 def draw(model: Model, max_jobs: int = 20, discipline: str = "collaborative") -> Picture:
-    """The picture (see the module docstring)."""
+    """The picture (see the module docstring).
+
+    Parameters
+    ----------
+    model : Model
+        As :func:`number_law`.
+    max_jobs : int
+        The largest number of jobs shown.
+    discipline : str
+        ``collaborative`` only.
+
+    Returns
+    -------
+    Picture
+        A bar chart of $P(N=n)$ for $n$ up to ``max_jobs``, with the exact values in
+        ``data``.
+
+    Raises
+    ------
+    UnsupportedError
+        Another discipline.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> picture = draw(example_model("n"), max_jobs=3)
+    >>> picture.stem
+    'n-distribution-n=3'
+
+    Running time: that of :func:`number_law`, plus matplotlib.
+    """
     if discipline != "collaborative":
         raise UnsupportedError(f"the distribution picture is exact for the collaborative "
                                f"discipline only, not {discipline!r}; use --discipline "

@@ -23,7 +23,26 @@ __all__ = ["draw"]
 
 
 def draw(model: Model) -> Picture:
-    """The compatibility graph of ``model`` as a :class:`~symq.pictures.Picture`."""
+    """The compatibility graph of ``model`` as a :class:`~symq.pictures.Picture`.
+
+    Parameters
+    ----------
+    model : Model
+        Any rates (they label the nodes).
+
+    Returns
+    -------
+    Picture
+        Classes above, servers below.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> draw(example_model("n")).stem
+    'n-graph'
+
+    Running time: O(J + M + edges), plus matplotlib.
+    """
     plt = pyplot()
     height = max(len(model.classes), len(model.servers))
     fig, ax = plt.subplots(figsize=(5.5, 1.2 + 0.75 * height))

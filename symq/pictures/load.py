@@ -40,7 +40,28 @@ __all__ = ["stability_limit", "scaled", "curve", "draw"]
 
 
 def scaled(model: Model, factor: Any) -> Model:
-    """The model with every arrival rate multiplied by ``factor``."""
+    """The model with every arrival rate multiplied by ``factor``.
+
+    Parameters
+    ----------
+    model : Model
+        Numeric or symbolic rates.
+    factor : number or sympy.Expr
+        The load multiplier $t$ (read exactly).
+
+    Returns
+    -------
+    Model
+        Same classes, servers and service rates.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> scaled(example_model("n"), 2).arrival_rates["1"]
+    1/2
+
+    Running time: O(J).
+    """
     factor = sympy.nsimplify(factor) if not isinstance(factor, sympy.Basic) else factor
     if isinstance(factor, Fraction):  # pragma: no cover - nsimplify handles it
         factor = sympy.Rational(factor.numerator, factor.denominator)
@@ -57,10 +78,26 @@ def _rational(value: Fraction) -> sympy.Rational:
 def stability_limit(model: Model) -> Fraction:
     r"""$t^* = \min_A \mu(S(A))/\lambda(A)$ for a numeric model (see the module docstring).
 
+    Parameters
+    ----------
+    model : Model
+        Exact numeric rates at the base load $t=1$.
+
+    Returns
+    -------
+    Fraction
+        The factor at which the scaled model stops being stable.
+
     Raises
     ------
     ModelError
         A rate that is not an exact number (give every symbol with ``--set``).
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> stability_limit(example_model("n"))
+    Fraction(4, 1)
 
     Running time: a few max-flows (Dinkelbach's iteration converges in finitely many steps,
     usually two or three).
@@ -82,7 +119,40 @@ def stability_limit(model: Model) -> Fraction:
 
 def curve(model: Model, quantity: str = "mean-response-time", discipline: str = "collaborative",
           points: int = 12, progress: Callable[[int, int], None] | None = None):
-    """``(t_star, [(x, {label: exact value})])`` with ``x = t/t*`` at ``points`` exact points."""
+    """``(t_star, [(x, {label: exact value})])`` with ``x = t/t*`` at ``points`` exact points.
+
+    Parameters
+    ----------
+    model : Model
+        Exact numeric rates (the base load, $t=1$).
+    quantity : str
+        A name of :data:`symq.quantities.QUANTITIES`.
+    discipline : str
+        ``collaborative``, ``alis`` or ``rais``.
+    points : int
+        Loads $x = k/(\text{points}+1)$ of the stability limit.
+    progress : callable, optional
+        ``progress(done, total)`` after each point.
+
+    Returns
+    -------
+    tuple
+        The stability limit $t^*$ and one row per point.
+
+    Raises
+    ------
+    ModelError
+        An unknown quantity, a bad number of points, symbolic rates.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> t_star, rows = curve(example_model("n"), points=2)
+    >>> t_star, rows[0][1]["total"]
+    (Fraction(4, 1), 6/5)
+
+    Running time: ``points`` exact evaluations of the quantity.
+    """
     if quantity not in QUANTITIES:
         raise ModelError(f"unknown quantity {quantity!r}; use one of: {', '.join(QUANTITIES)}")
     if not 1 <= points <= 200:
@@ -107,7 +177,27 @@ def curve(model: Model, quantity: str = "mean-response-time", discipline: str = 
 
 def draw(model: Model, quantity: str = "mean-response-time", discipline: str = "collaborative",
          points: int = 12, progress: Callable[[int, int], None] | None = None) -> Picture:
-    """The picture (see the module docstring)."""
+    """The picture (see the module docstring).
+
+    Parameters
+    ----------
+    model, quantity, discipline, points, progress
+        As :func:`curve`.
+
+    Returns
+    -------
+    Picture
+        Stem ``<model>-load-<quantity>-<discipline>``; ``data`` holds the exact points and
+        the stability limit.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> draw(example_model("n"), points=2).stem
+    'n-load-mean-response-time-collaborative'
+
+    Running time: that of :func:`curve`, plus matplotlib.
+    """
     t_star, rows = curve(model, quantity, discipline, points, progress)
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.4))

@@ -32,10 +32,37 @@ def survival_curves(model: Model, discipline: str = "collaborative", kind: str =
                     max_time: Any = None, points: int = 200) -> tuple[list[float], dict[str, list[float]]]:
     """``(times, {class: [P(T_c > t) for t in times]})`` from the exact laws.
 
+    Parameters
+    ----------
+    model : Model
+        Exact numeric rates (every symbol given a value).
+    discipline : str
+        ``collaborative``, ``alis`` or ``rais``.
+    kind : str
+        ``response`` (arrival to departure) or ``waiting`` (arrival to start of service).
+    max_time : number, optional
+        The right end of the time axis (by default where every curve is small).
+    points : int
+        Number of times.
+
+    Returns
+    -------
+    tuple
+        The times and, per class, the survival probabilities (floats, from exact laws).
+
     Raises
     ------
     ModelError
         Symbolic rates, a bad ``max_time`` or ``points``.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> times, curves = survival_curves(example_model("n"), points=3)
+    >>> times[0], curves["1"][0]
+    (0.0, 1.0)
+
+    Running time: one exact law per class, then ``points`` ball evaluations of each.
     """
     import flint
 
@@ -97,13 +124,53 @@ def _draw(model: Model, discipline: str, kind: str, max_time: Any, points: int) 
 
 def draw(model: Model, discipline: str = "collaborative", max_time: Any = None,
          points: int = 200) -> Picture:
-    """Per-class response-time survival functions (see the module docstring)."""
+    """Per-class response-time survival functions (see the module docstring).
+
+    Parameters
+    ----------
+    model, discipline, max_time, points
+        As :func:`survival_curves`, with the response-time laws (arrival to end of
+        service).
+
+    Returns
+    -------
+    Picture
+        With the exact mean of each class in ``data["mean"]``.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> picture = draw(example_model("n"), points=5)
+    >>> picture.stem, sorted(picture.data["mean"])
+    ('n-response-time-survival-collaborative', ['1', '2'])
+
+    Running time: that of :func:`survival_curves`, plus matplotlib.
+    """
     return _draw(model, discipline, "response", max_time, points)
 
 
 def draw_waiting(model: Model, discipline: str = "collaborative", max_time: Any = None,
                  points: int = 200) -> Picture:
-    """Per-class waiting-time survival functions (see the module docstring)."""
+    """Per-class waiting-time survival functions (see the module docstring).
+
+    Parameters
+    ----------
+    model, discipline, max_time, points
+        As for :func:`draw`, with the waiting-time laws.
+
+    Returns
+    -------
+    Picture
+        Stem ``<model>-waiting-time-survival-<discipline>``.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> draw_waiting(example_model("n"), "alis", points=5).stem
+    'n-waiting-time-survival-alis'
+
+    Running time: as :func:`draw`.
+    """
     return _draw(model, discipline, "waiting", max_time, points)
 
 
