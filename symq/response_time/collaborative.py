@@ -50,7 +50,33 @@ def cover_weights(sets: SetFunctions, job_class: str | None = None, shift=None,
                   waiting: bool = False) -> list:
     r"""The pushes of $H$ (``waiting=False``) or $K^\theta_i$ (``waiting=True``).
 
-    ``shift`` replaces $\lambda_i$ by $\lambda_i-\text{shift}$ (for the response time)."""
+    ``shift`` replaces $\lambda_i$ by $\lambda_i-\text{shift}$ (for the response time).
+
+    Parameters
+    ----------
+    sets : SetFunctions
+        The model's set functions in its field.
+    job_class : str, optional
+        The tagged class $i$ (needed with ``shift`` or ``waiting``).
+    shift : field element, optional
+        Usually $\theta$.
+    waiting : bool
+        The waiting-time weights $K^\theta_i$ instead of $H$.
+
+    Returns
+    -------
+    list
+        One weight per bitmask of the unions of class server sets (zero elsewhere).
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> from symq.response_time.setfunctions import SetFunctions
+    >>> len(cover_weights(SetFunctions(example_model("n"))))
+    4
+
+    Running time: O(U J) field operations for U unions.
+    """
     with_theta = shift is not None or waiting
     lift = sets.lift if with_theta else (lambda v: v)
     lam = {c: lift(v) for c, v in sets.lam.items()}
@@ -74,7 +100,28 @@ def cover_weights(sets: SetFunctions, job_class: str | None = None, shift=None,
 
 
 def response_lst(model: Model | SetFunctions, job_class: str):
-    r"""$E e^{-\theta T_i}=G(\lambda-\theta e_i)/G(\lambda)$ (module text)."""
+    r"""$E e^{-\theta T_i}=G(\lambda-\theta e_i)/G(\lambda)$ (module text).
+
+    Parameters
+    ----------
+    model : Model or SetFunctions
+        Collaborative, symbolic or numeric rates.
+    job_class : str
+        The tagged class $i$.
+
+    Returns
+    -------
+    field element
+        A rational function of $\theta$.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> response_lst(example_model("n"), "1")
+    (36*theta + 63)/(56*theta**2 + 126*theta + 63)
+
+    Running time: two cover-weight passes, O(U J) field operations.
+    """
     sets = model if isinstance(model, SetFunctions) else SetFunctions(model)
     i = sets.class_index(job_class)
     shifted = sum(cover_weights(sets, i, shift=sets.theta), sets.lift(sets.zero))
@@ -82,7 +129,28 @@ def response_lst(model: Model | SetFunctions, job_class: str):
 
 
 def waiting_lst(model: Model | SetFunctions, job_class: str):
-    r"""$E e^{-\theta W^C_i}$, the time until the job first holds a server (module text)."""
+    r"""$E e^{-\theta W^C_i}$, the time until the job first holds a server (module text).
+
+    Parameters
+    ----------
+    model : Model or SetFunctions
+        Collaborative rates.
+    job_class : str
+        The class whose wait is wanted.
+
+    Returns
+    -------
+    field element
+        1 at $\theta=0$.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> waiting_lst(example_model("n"), "2")
+    (12*theta + 21)/(14*theta + 21)
+
+    Running time: O(U J) field operations.
+    """
     sets = model if isinstance(model, SetFunctions) else SetFunctions(model)
     i = sets.class_index(job_class)
     total = sum(cover_weights(sets, i, waiting=True), sets.lift(sets.zero))

@@ -86,7 +86,28 @@ def _sets(model_or_sets) -> SetFunctions:
 
 
 def waiting_lst(model: Model | SetFunctions, job_class: str):
-    r"""$E e^{-\theta W_i}$ (Thm 5.4 corrected, one DP); a field element in $\theta$."""
+    r"""$E e^{-\theta W_i}$ (Thm 5.4 corrected, one DP); a field element in $\theta$.
+
+    Parameters
+    ----------
+    model : Model or SetFunctions
+        The model (or its set functions); ALIS and canonical RAIS agree here.
+    job_class : str
+        The class whose wait is wanted.
+
+    Returns
+    -------
+    field element
+        With the atom $P(W_i=0)$ as its value at $\theta\to\infty$.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> waiting_lst(example_model("n"), "2")
+    (87*theta + 141)/(94*theta + 141)
+
+    Running time: O(2^M (M + J)) field operations.
+    """
     sets = _sets(model)
     need = sets.need[sets.class_index(job_class)]
     zero = sets.lift(sets.zero)
@@ -100,7 +121,32 @@ def waiting_lst(model: Model | SetFunctions, job_class: str):
 
 
 def joint_waiting_lst(model: Model | SetFunctions, job_class: str, server: str):
-    r"""$E[e^{-\theta W_i};\,\text{server}=s,\,W_i>0]$ by the three-phase DP of the module text."""
+    r"""$E[e^{-\theta W_i};\,\text{server}=s,\,W_i>0]$ by the three-phase DP of the module text.
+
+    Parameters
+    ----------
+    model : Model or SetFunctions
+        ALIS or canonical RAIS; numeric or symbolic rates, the result is a rational
+        function of them and of $\theta$.
+    job_class : str
+        The tagged class $i$ (its servers $S_i$ are the possible servers).
+    server : str
+        A server $s$ of $S_i$.
+
+    Returns
+    -------
+    field element
+        A rational function of $\theta$; at $\theta=0$ the probability that the job waits and
+        is then served by $s$.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> joint_waiting_lst(example_model("w"), "3", "1")
+    221/(3040*theta + 3952)
+
+    Running time: O(2^M (M + J)) field operations.
+    """
     sets = _sets(model)
     i = sets.class_index(job_class)
     need, lam = sets.need[i], sets.lam[i]
@@ -129,7 +175,31 @@ def joint_waiting_lst(model: Model | SetFunctions, job_class: str, server: str):
 
 def routing_probability(sets: SetFunctions, job_class: str, idle: int) -> dict[int, Any]:
     r"""$p_i(s\mid B)$ for the idle set $I$ (bitmask): the probability that $s$ is the first server
-    of $S_i$ in the stationary idle order (ALIS; symq's canonical RAIS routing)."""
+    of $S_i$ in the stationary idle order (ALIS; symq's canonical RAIS routing).
+
+    Parameters
+    ----------
+    sets : SetFunctions
+        The model's set functions.
+    job_class : str
+        The arriving class $i$.
+    idle : int
+        The idle set as a bitmask (meeting $S_i$).
+
+    Returns
+    -------
+    dict
+        ``{server bit: probability}``.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> from symq.response_time.setfunctions import SetFunctions
+    >>> routing_probability(SetFunctions(example_model("w")), "3", 0b11)
+    {0: Fraction(7, 15), 1: Fraction(8, 15)}
+
+    Running time: O(2^{|I|} |I|) field operations.
+    """
     need = sets.need[job_class]
     weight = sets.idle_weight
     completion: dict[int, Any] = {idle: sets.one}
@@ -156,7 +226,28 @@ def routing_probability(sets: SetFunctions, job_class: str, idle: int) -> dict[i
 
 
 def immediate_start(model: Model | SetFunctions, job_class: str) -> dict[str, Any]:
-    r"""$P(W_i=0,\ \text{server}=s)$ for each $s\in S_i$ (field elements, free of $\theta$)."""
+    r"""$P(W_i=0,\ \text{server}=s)$ for each $s\in S_i$ (field elements, free of $\theta$).
+
+    Parameters
+    ----------
+    model : Model or SetFunctions
+        Symbolic or numeric rates.
+    job_class : str
+        The tagged class $i$.
+
+    Returns
+    -------
+    dict
+        ``{server: probability}``; the sum is $P(W_i=0)$.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> immediate_start(example_model("w"), "3")
+    {'1': Fraction(663, 1520), '2': Fraction(351, 760)}
+
+    Running time: O(3^M) field operations (idle sets and their subsets).
+    """
     sets = _sets(model)
     i = sets.class_index(job_class)
     need = sets.need[i]
@@ -171,7 +262,29 @@ def immediate_start(model: Model | SetFunctions, job_class: str) -> dict[str, An
 
 
 def response_lst(model: Model | SetFunctions, job_class: str):
-    r"""$E e^{-\theta T_i}$: wait and server jointly, then $\mathrm{Exp}(\mu_s)$ at that server."""
+    r"""$E e^{-\theta T_i}$: wait and server jointly, then $\mathrm{Exp}(\mu_s)$ at that server.
+
+    Parameters
+    ----------
+    model : Model or SetFunctions
+        The model; the law is the same under ALIS and canonical RAIS.
+    job_class : str
+        The class of the tagged job.
+
+    Returns
+    -------
+    field element
+        $\sum_s E[e^{-\theta W_i};s]\,\mu_s/(\mu_s+\theta)$.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> response_lst(example_model("n"), "2")
+    (87*theta + 141)/(94*theta**2 + 235*theta + 141)
+
+    Running time: one :func:`joint_waiting_lst` per server of $S_i$, plus
+    :func:`immediate_start`.
+    """
     sets = _sets(model)
     start = immediate_start(sets, job_class)
     total = sets.lift(sets.zero)
@@ -182,7 +295,28 @@ def response_lst(model: Model | SetFunctions, job_class: str):
 
 
 def server_law(model: Model | SetFunctions, job_class: str) -> dict[str, sympy.Expr]:
-    r"""$P(\text{the tagged class-}i\text{ job is served by }s)$ for $s\in S_i$ (sympy values)."""
+    r"""$P(\text{the tagged class-}i\text{ job is served by }s)$ for $s\in S_i$ (sympy values).
+
+    Parameters
+    ----------
+    model : Model or SetFunctions
+        ALIS or canonical RAIS rates (a :class:`SetFunctions` is reused as given).
+    job_class : str
+        The tagged class; only its own servers get a probability.
+
+    Returns
+    -------
+    dict
+        ``{server: probability}``, summing to 1 (sympy values, cancelled).
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> server_law(example_model("w"), "3")
+    {'1': 187/380, '2': 193/380}
+
+    Running time: that of :func:`immediate_start` and of the waits at $\theta=0$.
+    """
     sets = _sets(model)
     start = immediate_start(sets, job_class)
     out = {}
