@@ -65,7 +65,36 @@ def tagged_start(model: Model, discipline: str, state: Any, job_class: str,
                  assignment: Callable | None = None) -> list[tuple[Any, Fraction]]:
     """The states (with probabilities) right after a tagged ``job_class`` job joins ``state`` of
     the :mod:`symq.ctmc` chain. Collaborative entries are ``(class, tag)``; noncollaborative
-    ones ``("q", class, tag)`` or ``("b", server, class, tag)``; the idle servers are kept."""
+    ones ``("q", class, tag)`` or ``("b", server, class, tag)``; the idle servers are kept.
+
+    Parameters
+    ----------
+    model : Model
+        Exact numeric rates (the chain of :mod:`symq.ctmc` it extends).
+    discipline : str
+        ``collaborative``, ``alis`` or ``rais``.
+    state : state
+        A state of the untagged chain of :mod:`symq.ctmc` (seen on arrival).
+    job_class : str
+        The class of the tagged job.
+    assignment : callable, optional
+        The RAIS routing (uniform by default).
+
+    Returns
+    -------
+    list
+        ``[(tagged state, probability)]`` (several under RAIS).
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from symq import example_model
+    >>> mm1 = example_model("uninformed:1")  # M/M/1, lambda = 1/2, mu = 1
+    >>> tagged_start(example_model("uninformed:1"), "alis", ((), ("1",)), "1")
+    [(((('b', '1', '1', '*'),), ()), Fraction(1, 1))]
+
+    Running time: O(M) per start.
+    """
     need = model.compatibility[job_class]
     if discipline == "collaborative":
         return [(tuple((c, "") for c in state) + ((job_class, TAG),), Fraction(1))]
@@ -96,7 +125,38 @@ def ahead_transitions(model: Model, discipline: str, kind: str, arrivals: bool =
                       max_jobs: int = 0, assignment: Callable | None = None):
     """``state -> [(next, rate)]`` of the system with a tagged job, ``DONE`` once it starts
     service (``waiting``) or leaves (``response``); with ``arrivals`` later jobs keep arriving
-    (blocked beyond ``max_jobs`` jobs)."""
+    (blocked beyond ``max_jobs`` jobs).
+
+    Parameters
+    ----------
+    model : Model
+        Exact numeric rates; the moves are written from the verbal model.
+    discipline : str
+        ``collaborative``, ``alis`` or ``rais``.
+    kind : str
+        ``response`` or ``waiting``.
+    arrivals : bool
+        Keep later arrivals in the chain.
+    max_jobs : int
+        Their cap.
+    assignment : callable, optional
+        The RAIS routing, as in :func:`symq.ctmc.random_assignment_transitions`.
+
+    Returns
+    -------
+    callable
+        ``transitions(state)`` returning ``[(next, rate)]``.
+
+    Examples
+    --------
+    >>> import symq
+    >>> mm1 = symq.example_model("uninformed:1")
+    >>> step = ahead_transitions(mm1, "alis", "response")
+    >>> step(((("b", "1", "1", "*"),), ()))
+    [('done', Fraction(1, 1))]
+
+    Running time: O(n M) per state with n jobs.
+    """
     lam, mu = _rates(model)
     compat = model.compatibility
     assign = assignment or _assignment(model, discipline)
@@ -203,10 +263,40 @@ def tagged_survival(model: Model, discipline: str, job_class: str, time: Fractio
     r"""$P(T>t)$ (``kind="response"``) or $P(W>t)$ (``"waiting"``) of a tagged ``job_class`` job
     on the truncated chain, and the truncation bound $\varepsilon$ of the module text.
 
+    Parameters
+    ----------
+    model : Model
+        Exact numeric rates with $\lambda<\min_j\mu_j$ (for the truncation bound).
+    discipline : str
+        ``collaborative``, ``alis`` or ``rais``.
+    job_class : str
+        The tagged class.
+    time : Fraction
+        $t$.
+    kind : str
+        ``response`` or ``waiting``.
+    max_jobs : int
+        The truncation of the stationary chain.
+
+    Returns
+    -------
+    tuple of float
+        The value and its bound $\varepsilon$.
+
     Raises
     ------
     ModelError
         Symbolic rates, or a chain too large for ``max_jobs``.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> value, bound = tagged_survival(example_model("uninformed:1"), "alis", "1", Fraction(1),
+    ...                                "response", max_jobs=12)
+    >>> abs(value - 0.6065306597) < bound + 1e-9
+    True
+
+    Running time: O(S^3) for the S truncated states, plus the uniformized transient solve.
     """
     import numpy
     from scipy.sparse import csr_matrix
@@ -259,7 +349,47 @@ def tagged_survival(model: Model, discipline: str, job_class: str, time: Fractio
 def absorption_transform(model: Model, discipline: str, kind: str, start: Any, theta: Fraction,
                          arrivals: bool, max_jobs: int = 0) -> Fraction:
     r"""$E_x e^{-\theta T}$ exactly (Fractions) from the tagged state ``start``, with or without
-    later arrivals (capped at ``max_jobs`` jobs in the system)."""
+    later arrivals (capped at ``max_jobs`` jobs in the system).
+
+    Parameters
+    ----------
+    model : Model
+        Exact numeric rates; the absorbing chain is solved in Fractions.
+    discipline : str
+        ``collaborative``, ``alis`` or ``rais`` (uniform assignment).
+    kind : str
+        ``response`` or ``waiting``.
+    start : state
+        A tagged state from :func:`tagged_start`.
+    theta : Fraction
+        The transform argument, at least 0.
+    arrivals : bool
+        Whether later arrivals are part of the chain.
+    max_jobs : int
+        The cap on jobs with ``arrivals``.
+
+    Returns
+    -------
+    Fraction
+        Exact; 1 at ``theta = 0``.
+
+    Raises
+    ------
+    ModelError
+        A chain too large to solve exactly (lower ``max_jobs``), for instance with arrivals
+        and a high cap.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from symq.catalog import example_model
+    >>> mm1 = example_model("uninformed:1")
+    >>> start = tagged_start(mm1, "alis", ((), ("1",)), "1")[0][0]
+    >>> absorption_transform(mm1, "alis", "response", start, Fraction(1), arrivals=False)
+    Fraction(1, 2)
+
+    Running time: one exact linear solve over the S transient states, O(S^3).
+    """
     transitions = ahead_transitions(model, discipline, kind, arrivals=arrivals, max_jobs=max_jobs)
     if _is_done_at_start(start, discipline, kind, model):
         return Fraction(1)
