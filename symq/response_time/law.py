@@ -84,10 +84,30 @@ def certified_decimal(ball_at, digits: int) -> str:
     """``digits`` correct significant digits of a real number given by ``ball_at(bits)``, a
     function returning an Arb ball that contains it at working precision ``bits``.
 
+    Parameters
+    ----------
+    ball_at : callable
+        ``ball_at(bits)`` returns a python-flint ``arb`` containing the number.
+    digits : int
+        Significant digits wanted.
+
+    Returns
+    -------
+    str
+        Every digit correct (both ends of the ball round alike).
+
     Raises
     ------
     ModelError
         The ball does not shrink enough by 2**16 bits (say, an exact zero).
+
+    Examples
+    --------
+    >>> import flint
+    >>> certified_decimal(lambda bits: flint.arb(1) / 3, 5)
+    '0.33333'
+
+    Running time: a few evaluations of ``ball_at``, doubling the precision each time.
     """
     bits = max(64, int(digits * 3.33) + 32)
     while bits <= 1 << 16:
@@ -106,7 +126,31 @@ def certified_decimal(ball_at, digits: int) -> str:
 
 def from_field_element(value) -> "RationalLaw":
     r"""A law from an element of $\mathbb Q(\theta)$ (the field of
-    :class:`~symq.response_time.setfunctions.SetFunctions` of a numeric model)."""
+    :class:`~symq.response_time.setfunctions.SetFunctions` of a numeric model).
+
+    Parameters
+    ----------
+    value : field element
+        A Laplace-Stieltjes transform in $\theta$ with rational coefficients.
+
+    Returns
+    -------
+    RationalLaw
+
+    Raises
+    ------
+    ModelError
+        An element with symbols other than $\theta$ (a model with symbolic rates).
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> from symq.response_time.laws import field_lst
+    >>> from_field_element(field_lst(example_model("n"), "1", "collaborative", "response")).mean()
+    Fraction(10, 7)
+
+    Running time: O(d) for a transform of degree d.
+    """
     numer, denom = value.numer, value.denom
     if len(numer.ring.gens) != 1:
         raise ModelError("a numeric law needs numeric rates; set every symbol with --set")

@@ -114,10 +114,31 @@ def derive_quantity(model: Model, quantity: str, discipline: str = "collaborativ
     """The exact result of ``quantity``: ``{"lst", "mean", "variance", "cdf"}`` per class, or
     ``{"per_class": {c: P(T_c > t)}}`` for the survival quantities.
 
+    Parameters
+    ----------
+    model : Model
+        Symbolic rates (small models) or numeric ones.
+    quantity : str
+        ``response-time``, ``waiting-time`` or their ``-survival`` forms.
+    discipline : str
+        ``collaborative``, ``alis`` or ``rais``.
+
+    Returns
+    -------
+    dict
+
     Raises
     ------
     UnsupportedError
         Symbolic rates on a model too large, or a closed form that does not exist.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> list(derive_quantity(example_model("n"), "response-time"))
+    ['lst', 'mean', 'variance', 'cdf']
+
+    Running time: one law per class (:mod:`symq.response_time.laws`), plus partial fractions.
     """
     kind = _KIND[quantity]
     survival = quantity.endswith("-survival")
@@ -179,11 +200,36 @@ def evaluate_request(model: Model, quantity: str, discipline: str, digits: int,
     :class:`~symq.quantities.Evaluated` leaves, or ``None`` when the standard route (the
     registered handler, then :func:`symq.quantities.evaluate`) should be used.
 
+    Parameters
+    ----------
+    model : Model
+        Numeric rates.
+    quantity : str
+        The quantity asked for.
+    discipline : str
+        ``collaborative``, ``alis`` or ``rais``.
+    digits : int
+        Certified significant digits.
+    time, percentile : optional
+        ``--time`` and ``--percentile`` of the command.
+
+    Returns
+    -------
+    dict or None
+
     Raises
     ------
     ModelError
         ``--time`` or ``--percentile`` with a quantity that takes none, a missing ``--time``, or
         bad values.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> evaluate_request(example_model("n"), "mean-number", "collaborative", 5) is None
+    True
+
+    Running time: that of the laws, plus one certified evaluation per class.
     """
     if quantity not in _KIND:
         if time is not None or percentile is not None:
@@ -247,7 +293,22 @@ def _handler(quantity: str, discipline: str, model: Model):
 def register_handlers(register: Callable) -> None:
     """Register the handlers of the four quantities with :func:`symq.quantities.register`;
     ``response-time`` only where the Thm 4.5 / Cor 4.8 handler of :mod:`symq.aggregated` does
-    not apply (nested collaborative models, one service rate per class)."""
+    not apply (nested collaborative models, one service rate per class).
+
+    Parameters
+    ----------
+    register : callable
+        :func:`symq.quantities.register` (passed in to avoid an import cycle).
+
+    Examples
+    --------
+    >>> names = []
+    >>> register_handlers(lambda quantity, discipline, handler, **options: names.append(quantity))
+    >>> sorted(set(names))
+    ['response-time', 'response-time-survival', 'waiting-time', 'waiting-time-survival']
+
+    Running time: O(1).
+    """
     for discipline in DISCIPLINES:
         register("response-time", discipline, partial(_handler, "response-time", discipline),
                  applies=lambda m, d=discipline: not _old_applies(m, d), method=METHODS[discipline])

@@ -33,7 +33,29 @@ def random_model(servers: int, classes: int, seed: int, load: Fraction = Fractio
     """A connected-enough random model: each class gets a random nonempty server set (every
     server serves some class), heterogeneous rates $\\mu_m\\in\\{1/2,1,3/2,2\\}$, and arrival
     rates scaled so that the total load is ``load`` times the total service rate (then checked
-    for stability by the callers' laws)."""
+    for stability by the callers' laws).
+
+    Parameters
+    ----------
+    servers, classes : int
+        The sizes $M$ and $J$.
+    seed : int
+        Of :class:`random.Random`.
+    load : Fraction
+        The share of each class set's capacity that its arrivals use at most.
+
+    Returns
+    -------
+    Model
+        Named ``random:MxJ:seedS``.
+
+    Examples
+    --------
+    >>> random_model(3, 3, seed=1)
+    Model('random:3x3:seed1', 1->{2,3}, 2->{1}, 3->{1,2})
+
+    Running time: O(J M) per draw; redrawn until every server is used.
+    """
     rng = random.Random(seed)
     names = [str(m + 1) for m in range(servers)]
     while True:
@@ -56,7 +78,35 @@ def random_model(servers: int, classes: int, seed: int, load: Fraction = Fractio
 
 def simulate_alis(model: Model, jobs: int, seed: int, warmup: int = 1000,
                   waiting: bool = False) -> dict[str, list[float]]:
-    """Response times (or waiting times) of ``jobs`` jobs after ``warmup``, by class."""
+    """Response times (or waiting times) of ``jobs`` jobs after ``warmup``, by class.
+
+    Parameters
+    ----------
+    model : Model
+        Exact numeric rates (run in floats).
+    jobs : int
+        Jobs recorded after the warm-up.
+    seed : int
+        Of :class:`random.Random`; equal seeds give equal runs.
+    warmup : int
+        Jobs discarded first.
+    waiting : bool
+        Record the waits instead of the response times.
+
+    Returns
+    -------
+    dict
+        ``{class: [times]}``.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> times = simulate_alis(example_model("n"), 200, seed=1, warmup=10)
+    >>> sum(len(v) for v in times.values())
+    200
+
+    Running time: O((jobs + warmup) (M + J) log) events.
+    """
     rng = random.Random(seed)
     lam = {c: float(Fraction(str(r))) for c, r in model.arrival_rates.items()}
     mu = {s: float(Fraction(str(r))) for s, r in model.service_rates.items()}
