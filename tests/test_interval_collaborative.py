@@ -1,5 +1,5 @@
-"""The collaborative DP on fixed-point integer intervals (symq/normalization/interval_collaborative.py)
-against the exact rationals of the same model.
+"""The collaborative DP on fixed-point integer intervals
+(symq/normalization/interval_collaborative.py) against the exact rationals of the same model.
 
 * the floor/ceil bounds contain the exact exact-cover weight H(X) of every union, and the
   intervals of G, pi(empty), the idle probabilities and the mean numbers contain the exact values

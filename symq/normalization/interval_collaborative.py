@@ -256,7 +256,8 @@ class UnionEdges:
             a, b, c = first[perm], second[perm], v[perm]
         else:
             packed = np.sort((first << (ib + vb)) | (v << ib) | second)
-            a, c, b = packed >> (ib + vb), (packed >> ib) & ((1 << vb) - 1), packed & ((1 << ib) - 1)
+            a, c = packed >> (ib + vb), (packed >> ib) & ((1 << vb) - 1)
+            b = packed & ((1 << ib) - 1)
         out = (b, a, c) if key == "dst" else (a, b, c)
         return out, rates
 
@@ -457,7 +458,8 @@ def exact_cover_bounds(graph: SubsetGraph, bits: int, up_too: bool = True
 
 
 def _reverse(edges: UnionEdges, one: Any, up):
-    r"""The object array of $a^\mp(X)$, $2^p\bar H(X)/(r(X)s)$ rounded (``a[0]`` is $2^p\bar H(\emptyset)$)."""
+    r"""The object array of $a^\mp(X)$, $2^p\bar H(X)/(r(X)s)$ rounded (``a[0]`` is
+    $2^p\bar H(\emptyset)$)."""
     np = _np()
     lam = np.array(edges.lam_int, dtype=object)
     r = np.array(edges.r_int, dtype=object)
