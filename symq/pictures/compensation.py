@@ -37,7 +37,26 @@ __all__ = ["parameter_tag", "parameter_title", "draw_heatmap", "draw_levels", "w
 
 
 def parameter_tag(model: RoutingModel) -> dict[str, str]:
-    """The parameters that identify a routing model, for titles and file names."""
+    """The parameters that identify a routing model, for titles and file names.
+
+    Parameters
+    ----------
+    model : RoutingModel
+        JSQ, asymmetric JSQ or SED.
+
+    Returns
+    -------
+    dict
+        ``{name: exact value as text}``.
+
+    Examples
+    --------
+    >>> from symq.compensation import sed
+    >>> parameter_tag(sed(2, "1/2", "1/2"))
+    {'s': '2', 'q': '1/2', 'rho': '1/2'}
+
+    Running time: O(1).
+    """
     p = model.parameters()
     if model.policy == "jsq":
         return {"rho": p["rho"]}
@@ -47,7 +66,26 @@ def parameter_tag(model: RoutingModel) -> dict[str, str]:
 
 
 def parameter_title(model: RoutingModel) -> str:
-    r"""The parameters in mathtext, e.g. ``$s=3,\ q=2/5,\ \rho=9/10$``."""
+    r"""The parameters in mathtext, e.g. ``$s=3,\ q=2/5,\ \rho=9/10$``.
+
+    Parameters
+    ----------
+    model : RoutingModel
+        As for :func:`parameter_tag`, with the service rates shown.
+
+    Returns
+    -------
+    str
+        Mathtext for a matplotlib title.
+
+    Examples
+    --------
+    >>> from symq.compensation import sed
+    >>> print(parameter_title(sed(2, "1/2", "1/2")))
+    $s=2,\ q=1/2,\ \mu=(1,2),\ \rho=1/2$
+
+    Running time: O(1).
+    """
     p = model.parameters()
     mu = f"\\mu=({p['mu_1']},{p['mu_2']})"
     if model.policy == "sed":
@@ -60,7 +98,28 @@ def parameter_title(model: RoutingModel) -> str:
 
 
 def with_load(model: RoutingModel, rho: Any) -> RoutingModel:
-    """The same routing model at load ``rho`` (arrival rate $\\rho(\\mu_1+\\mu_2)$)."""
+    """The same routing model at load ``rho`` (arrival rate $\\rho(\\mu_1+\\mu_2)$).
+
+    Parameters
+    ----------
+    model : RoutingModel
+        Its policy and service rates are kept.
+    rho : exact number
+        The new load, below 1.
+
+    Returns
+    -------
+    RoutingModel
+        A new model; ``model`` is unchanged.
+
+    Examples
+    --------
+    >>> from symq.compensation import sed
+    >>> parameter_tag(with_load(sed(2, "1/2", "1/2"), "1/4"))["rho"]
+    '1/4'
+
+    Running time: O(1).
+    """
     mu = model.service_rates
     return RoutingModel(model.policy, Fraction(rho) * (mu[0] + mu[1]), mu, model.s,
                         model.tie_probability)
@@ -76,7 +135,29 @@ def _lattice(ax, size: int, height: int) -> None:
 
 
 def draw_heatmap(model: RoutingModel, rhos: Sequence[Any] = (), size: int = 12) -> Picture:
-    """Heat map panels of $P(q_1, q_2)$ at the loads ``rhos`` and the model's own load."""
+    r"""Heat map panels of $P(q_1, q_2)$ at the loads ``rhos`` and the model's own load.
+
+    Parameters
+    ----------
+    model : RoutingModel
+        A JSQ or SED model of :mod:`symq.compensation`.
+    rhos : sequence
+        Extra loads, exact.
+    size : int
+        The panel shows $0\le q_1,q_2<$ ``size``.
+
+    Returns
+    -------
+    Picture
+
+    Examples
+    --------
+    >>> from symq.compensation import sed
+    >>> draw_heatmap(sed(2, "1/2", "1/2"), size=4).stem
+    'sed-heatmap-s=2-q=1_2-rho=1_2'
+
+    Running time: one compensation solve per load, then ``size**2`` evaluations.
+    """
     from matplotlib.colors import LogNorm
     from ..compensation.pictures import heat_values
 
@@ -113,7 +194,31 @@ def draw_heatmap(model: RoutingModel, rhos: Sequence[Any] = (), size: int = 12) 
 
 
 def draw_levels(model: RoutingModel, size: int = 6, max_levels: int = 4) -> Picture:
-    """Levels of the pure compensation series needed per state (module docstring)."""
+    r"""Levels of the pure compensation series needed per state (module docstring).
+
+    Parameters
+    ----------
+    model : RoutingModel
+        A JSQ or SED model.
+    size : int
+        States $0\le q_1,q_2<$ ``size``.
+    max_levels : int
+        The most levels tried.
+
+    Returns
+    -------
+    Picture
+        One cell per state, coloured by the number of levels.
+
+    Examples
+    --------
+    >>> from symq.compensation import sed
+    >>> picture = draw_levels(sed(2, "1/2", "1/2"), size=3, max_levels=2)
+    >>> picture.stem
+    'sed-levels-s=2-q=1_2-rho=1_2'
+
+    Running time: ``size**2`` series evaluations of up to ``max_levels`` levels.
+    """
     from matplotlib.colors import BoundaryNorm
     from ..compensation.pictures import levels_needed
 
