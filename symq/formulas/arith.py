@@ -298,15 +298,17 @@ class FactoredFunctions(RationalFunctions):
     numerators of earlier values (normalizing constants), factored once by flint when they are
     first divided by; one of more than ``split_terms`` (2,000) terms is kept whole as a
     *composite* factor, and its coprimality with the result's numerator is proved at the end
-    (:meth:`coprime`; a multivariate gcd only if that proof fails). So cancellation never needs a multivariate gcd: a factor $f$ of the
-    denominator divides the numerator only if $f(p)$ divides the numerator's value at a fixed
-    integer point $p$ (every value carries that integer along), and only then is the exact
-    division done (which fails if it does not divide). The test is exact, never probabilistic:
+    (:meth:`coprime`; a multivariate gcd only if that proof fails). So cancellation needs no
+    multivariate gcd: a factor $f$ of the denominator divides the numerator only if $f(p)$
+    divides the numerator's value at a fixed integer point $p$ (every value carries that
+    integer along), and only then is the exact division done (which fails if it does not
+    divide). The test is exact, never probabilistic:
     a value $f(p)\nmid N(p)$ proves $f\nmid N$ (Gauss: $N=fg$ with $g$ integral gives
     $N(p)=f(p)g(p)$), and a division either succeeds or raises.
 
-    Every stored value is cancelled: no factor of its denominator divides its numerator
-    (the integer content is cancelled at the end, by :meth:`finish`). When two values with
+    Every stored value is cancelled: no irreducible factor of its denominator divides its
+    numerator (the integer content, the composite factors and any factor registered after a
+    composite that contains it are dealt with at the end, by :meth:`finish`). When two values with
     different exponents of $f$ are added, $f$ cannot divide the sum's numerator, so only
     the factors with equal exponents on both sides are tested.
 
@@ -320,7 +322,7 @@ class FactoredFunctions(RationalFunctions):
         super().__init__(symbols)
         rng = random.Random(seed)
         self.line = line
-        if line:  # the image on a random line x = u + t v: degrees only (see degrees())
+        if line:  # the image on a random line x = u + t v: degrees only
             self.ctx = self.flint.fmpz_mpoly_ctx.get(("t",), "lex")
             t = self.ctx.gens()[0]
             self.gens = {s: self.ctx.from_dict({(0,): rng.randrange(1, 1 << 30)})
@@ -346,7 +348,9 @@ class FactoredFunctions(RationalFunctions):
     # ------------------------------------------------------------------ factors
     def at(self, p) -> int:
         """``p`` at the fixed integer point."""
-        return int(p(*self._point_fmpz)) if not p.is_constant() else int(p.leading_coefficient()) if not p.is_zero() else 0
+        if p.is_zero():
+            return 0
+        return int(p.leading_coefficient()) if p.is_constant() else int(p(*self._point_fmpz))
 
     def _register(self, f) -> int:
         key = str(f)
