@@ -152,7 +152,7 @@ def _record_flows(instance: Instance, residual: nx.DiGraph, scale: int, streams,
 
 def breakpoint_search(instance: Instance, flow_func: Callable | None = None
                        ) -> tuple[list[tuple[Fraction, frozenset[int]]], dict[int, dict[int, Fraction]]]:
-    r"""Clusters and drifts by divide and conquer on the breakpoints .
+    r"""Clusters and drifts by divide and conquer on the breakpoints.
 
     Invariant: $X=E_b$ and $X\cup U=E_a$ are unions of leading clusters. The drift
     $v=(\lambda_{\mathrm{loc}}-\mu(U))/H(U)$ where their lines cross is tested with one max-flow:
@@ -160,6 +160,30 @@ def breakpoint_search(instance: Instance, flow_func: Callable | None = None
     $X\cup D_{\min}$, $X\cup D_{\max}$ are new unions of leading clusters, $D_{\max}\setminus
     D_{\min}$ (if non-empty) is the cluster with drift $v$, and both sides are searched further.
     At most $2K-1$ max-flows. The policy comes from the same flows.
+
+    Parameters
+    ----------
+    instance : Instance
+        Integer-scaled rates and weights of the model.
+    flow_func : callable, optional
+        A networkx max-flow function (the default is networkx's choice).
+
+    Returns
+    -------
+    tuple
+        ``[(drift, station indices)]`` in decreasing drift, and the routing
+        ``{stream: {station: fraction}}``.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> m = model("n").substitute({"lambda_1": 3, "lambda_2": 1, "mu_1": 1, "mu_2": 1})
+    >>> records, routing = breakpoint_search(Instance.from_model(m, {"1": 1, "2": 1}))
+    >>> records
+    [(Fraction(2, 1), frozenset({0})), (Fraction(0, 1), frozenset({1}))]
+
+    Running time: at most $2K-1$ max-flows on $N+S+2$ nodes for K clusters, N stations and S
+    streams.
     """
     offset = 2 + len(instance.rates)
     active = [i for i, lam in enumerate(instance.rates) if lam > 0]
@@ -197,7 +221,39 @@ def breakpoint_search(instance: Instance, flow_func: Callable | None = None
 def assemble(model: Model, weights: Mapping[str, sympy.Rational], instance: Instance,
               records: list[tuple[Fraction, frozenset[int]]],
               routing: dict[int, dict[int, Fraction]] | None, method: str) -> Decomposition:
-    """Clusters with their streams $T_k$, bonding, and the policy as sympy Rationals."""
+    r"""Clusters with their streams $T_k$, bonding, and the policy as sympy Rationals.
+
+    Parameters
+    ----------
+    model : Model
+        The supermarket model.
+    weights : mapping
+        Station weights $w_j$.
+    instance : Instance
+        Its scaled form.
+    records : list
+        ``[(drift, station indices)]`` from :func:`breakpoint_search` or brute force.
+    routing : dict or None
+        The flows' policy; ``None`` leaves bonding and policy unknown.
+    method : str
+        How the clusters were found, for reports.
+
+    Returns
+    -------
+    Decomposition
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> m = model("n").substitute({"lambda_1": 3, "lambda_2": 1, "mu_1": 1, "mu_2": 1})
+    >>> weights = {"1": 1, "2": 1}
+    >>> instance = Instance.from_model(m, weights)
+    >>> d = assemble(m, weights, instance, *breakpoint_search(instance), "max-flow")
+    >>> [(c.stations, c.drift) for c in d.clusters]
+    [(('1',), 2), (('2',), 0)]
+
+    Running time: O(K S + N) plus the bonding test of each cluster.
+    """
     position = {}
     for k, (_, stations) in enumerate(records):
         for j in stations:
