@@ -62,8 +62,7 @@ LIMITS: dict[str, Limit] = {limit.name: limit for limit in (
     Limit("expanded-terms", 6_000_000, "terms",
           "`derive --form expanded|factored` with symbolic rates: a bound on the terms of the "
           "numerators and denominators of the result (all monomials of their degrees, found by "
-          "the same arithmetic on a line; about 5 s per million on one core)",
-          "--max-work N, --no-limits"),
+          "the same arithmetic on a line; about 5 s per million on one core)"),
     Limit("states", 50_000, "states with at most N+1 jobs",
           "`verify --max-jobs N`, `report --verify-jobs N`: states of the Markov process that the "
           "balance check enumerates (estimated from the growth of the first levels)"),
