@@ -284,6 +284,22 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     With ``command`` one of the core commands (list, show, derive, evaluate) no module of
     :mod:`symq.commands` is imported (start-up time); with the name of a module there, only that
     module; otherwise (``None``, ``--help``, an unknown word) all of them.
+
+    Parameters
+    ----------
+    command : str, optional
+        The first word of the command line.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+
+    Examples
+    --------
+    >>> "evaluate" in build_parser("evaluate").format_help()
+    True
+
+    Running time: the imports of the command modules it loads.
     """
     parser = CommandParser(prog="symq", description="Exact, symbolic queueing theory "
                                      "for FCFS models with compatibility graphs.")
@@ -348,7 +364,27 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status (2 for bad input)."""
+    """Run the command line; return the exit status (2 for bad input).
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after ``symq`` (``sys.argv[1:]`` by default).
+
+    Returns
+    -------
+    int
+        0 on success, 1 for a failed check (``verify``), 2 for bad input or a symq error.
+
+    Examples
+    --------
+    >>> main(["evaluate", "n", "empty-probability", "--set", "lambda_1=1/4", "--set",
+    ...       "lambda_2=1/4", "--set", "mu_1=1", "--set", "mu_2=1", "--digits", "5"])
+    9/14 = 0.64286
+    0
+
+    Running time: that of the command.
+    """
     parser = build_parser(_command_of(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
