@@ -8,7 +8,6 @@
   with ``--exact``, with the same digits.
 """
 
-import random
 from fractions import Fraction
 
 import pytest
@@ -22,6 +21,8 @@ from symq.normalization.certified import (BallField, certified_quantity, certifi
                                           certify)
 from symq.numeric import round_fraction
 
+from routes import random_stable_model
+
 flint = pytest.importorskip("flint")
 
 DIGITS = 30
@@ -29,20 +30,7 @@ DIGITS = 30
 
 def random_graph(servers, seed, load=Fraction(3, 4)):
     """As benchmarks/certified_bench.py: M classes on 2-4 servers each (rates scaled to stable)."""
-    rng = random.Random(seed)
-    names = [str(j) for j in range(1, servers + 1)]
-    compatibility = {str(c): sorted(rng.sample(names, rng.randint(2, min(4, servers))), key=int)
-                     for c in range(1, servers + 1)}
-    for s in names:
-        if not any(s in v for v in compatibility.values()):
-            compatibility[str(rng.randint(1, servers))].append(s)
-    mu = {s: Fraction(rng.randint(2, 6), 4) for s in names}
-    lam = {c: Fraction(rng.randint(1, 5), 10) for c in compatibility}
-    model = Model(compatibility=compatibility, arrival_rates=lam, service_rates=mu)
-    while not symq.is_stable(model):
-        lam = {c: v * load for c, v in lam.items()}
-        model = Model(compatibility=compatibility, arrival_rates=lam, service_rates=mu)
-    return model
+    return random_stable_model(servers, seed, load=load)
 
 
 def _fraction(v):
