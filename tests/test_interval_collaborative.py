@@ -218,3 +218,17 @@ def test_unstable_model_is_refused_with_the_stability_message():
                  service_rates=model.service_rates)
     with pytest.raises(UnstableModelError, match="unstable: classes .* bring"):
         certified_values(fast, "collaborative", True, DIGITS)
+
+
+def test_kernels_and_ball_route_print_the_same_digits():
+    """certified_values(kernels=False) keeps the arb route: two certified routes, one answer."""
+    model = random_graph(10, 5)
+    fixed, fixed_bits = certified_values(model, "collaborative", True, DIGITS)
+    balls, ball_bits = certified_values(model, "collaborative", True, DIGITS, kernels=False)
+    assert fixed_bits < ball_bits
+    for key in ("G", "empty"):
+        assert fixed[key].text == balls[key].text
+    for s in model.servers:
+        assert fixed["idle"][s].text == balls["idle"][s].text
+    for c in model.classes:
+        assert fixed["L"][c].text == balls["L"][c].text
