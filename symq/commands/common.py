@@ -22,7 +22,23 @@ __all__ = ["add_format_arguments", "add_set_argument", "add_limit_arguments", "p
 
 
 def add_format_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--format text|latex|json`` and ``--json``, accepted by every command."""
+    """``--format text|latex|json`` and ``--json``, accepted by every command.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        A subcommand's parser; ``args.format`` is set.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_format_arguments(parser)
+    >>> parser.parse_args(["--json"]).format
+    'json'
+
+    Running time: O(1).
+    """
     parser.add_argument("--format", choices=("text", "latex", "json"), default="text",
                         help="output format (default: text)")
     parser.add_argument("--json", dest="format", action="store_const", const="json",
@@ -30,7 +46,23 @@ def add_format_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_set_argument(parser: argparse.ArgumentParser) -> None:
-    """``--set NAME=VALUE`` (repeatable), collected in ``args.settings``."""
+    """``--set NAME=VALUE`` (repeatable), collected in ``args.settings``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser that takes rate values; :func:`parse_settings` reads them later.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_set_argument(parser)
+    >>> parser.parse_args(["--set", "mu=2", "--set", "lambda=1"]).settings
+    ['mu=2', 'lambda=1']
+
+    Running time: O(1).
+    """
     parser.add_argument("--set", dest="settings", action="append", default=[], metavar="NAME=VALUE",
                         help="substitute an exact value (3/10, 2, 0.25 read as 1/4) for a symbol")
 
@@ -75,7 +107,23 @@ def parse_settings(settings: Sequence[str]) -> dict[str, str]:
 
 def emit_json(data: Any) -> None:
     """Print ``data`` as indented JSON on stdout, with ``"schema_version"`` first
-    (:mod:`symq.schema`; every field is listed on the docs page *JSON output*)."""
+    (:mod:`symq.schema`; every field is listed on the docs page *JSON output*).
+
+    Parameters
+    ----------
+    data : object
+        JSON-serialisable.
+
+    Examples
+    --------
+    >>> emit_json({"ok": True})
+    {
+      "schema_version": 1,
+      "ok": true
+    }
+
+    Running time: O(size of ``data``).
+    """
     from ..schema import with_schema_version
     print(json.dumps(with_schema_version(data), indent=2))
 
@@ -83,10 +131,29 @@ def emit_json(data: Any) -> None:
 def model_with_values(args: argparse.Namespace):
     """``(base, model, values)``: the model named by ``args.model``, with ``--set`` applied.
 
+    Parameters
+    ----------
+    args : argparse.Namespace
+        With ``model`` and, optionally, ``settings``.
+
+    Returns
+    -------
+    tuple
+        The catalog model, the substituted model and the parsed values.
+
     Raises
     ------
     ModelError
         An unknown model or a bad ``--set`` value.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> base, m, values = model_with_values(argparse.Namespace(model="n", settings=["mu_1=2"]))
+    >>> values, m.service_rates["1"]
+    ({'mu_1': '2'}, 2)
+
+    Running time: that of :func:`symq.catalog.model` and one substitution.
     """
     from ..catalog import model as load_model
 
@@ -105,11 +172,28 @@ class CommandParser(argparse.ArgumentParser):
 def run_handler(handler: Callable[[argparse.Namespace], Any], args: argparse.Namespace) -> int:
     """Run a command's handler; bad input becomes one line on stderr and exit status 2.
 
+    Parameters
+    ----------
+    handler : callable
+        ``handler(args)`` returns an exit status or None.
+    args : argparse.Namespace
+        The parsed command line.
+
     Returns
     -------
     int
         The handler's exit status; 2 for a :class:`~symq.errors.SymqError` or a recursion too
         deep, 130 on Ctrl-C, 0 when stdout was closed early (``symq ... | head``).
+
+    Examples
+    --------
+    >>> from symq.errors import ModelError
+    >>> def refuse(args):
+    ...     raise ModelError("bad rate")
+    >>> run_handler(refuse, None)
+    2
+
+    Running time: that of ``handler``.
     """
     try:
         return int(handler(args) or 0)
@@ -131,6 +215,23 @@ def add_limit_arguments(parser: argparse.ArgumentParser, unit: str) -> None:
     """``--max-work N`` and ``--no-limits``: raise or lift the size limits of :mod:`symq.limits`.
 
     ``unit`` says what N counts for this command (its limit in docs/security.md).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser of a command that can be slow.
+    unit : str
+        Words for what ``--max-work`` counts there.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_limit_arguments(parser, "states")
+    >>> parser.parse_args(["--max-work", "10"]).max_work
+    10
+
+    Running time: O(1).
     """
     parser.add_argument("--max-work", type=_whole("--max-work"), default=None, metavar="N",
                         help=f"refuse only past N {unit} (default: the documented limit; "
@@ -140,7 +241,32 @@ def add_limit_arguments(parser: argparse.ArgumentParser, unit: str) -> None:
 
 
 def _whole(option: str, low: int = 1, high: int | None = None):
-    """An argparse type: a whole number from ``low`` to ``high``, one-line error otherwise."""
+    """An argparse type: a whole number from ``low`` to ``high``, one-line error otherwise.
+
+    Parameters
+    ----------
+    option : str
+        The option's name, for the message.
+    low, high : int
+        The bounds (``high=None``: none).
+
+    Returns
+    -------
+    callable
+        ``parse(text) -> int``.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        From ``parse``, for a word that is not a whole number in range.
+
+    Examples
+    --------
+    >>> _whole("--points", 1, 200)("12")
+    12
+
+    Running time: O(length of the text).
+    """
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -159,10 +285,26 @@ whole_number = _whole
 def check_output_path(path: str, option: str = "--output") -> None:
     """Refuse an output file that cannot be written, before any work is done.
 
+    Parameters
+    ----------
+    path : str
+        The file to be written (probed, and removed again if it did not exist).
+    option : str
+        The option that named it, for the message.
+
     Raises
     ------
     ModelError
         The folder does not exist, is not a folder, or is not writable; the path is a folder.
+
+    Examples
+    --------
+    >>> check_output_path("/no/such/folder/report.tex")
+    Traceback (most recent call last):
+        ...
+    symq.errors.ModelError: --output /no/such/folder/report.tex: the folder /no/such/folder does not exist; create it first or write elsewhere
+
+    Running time: a few file-system calls.
     """
     import os
 
@@ -186,7 +328,32 @@ def check_output_path(path: str, option: str = "--output") -> None:
 
 
 def write_text(path: str, text: str, option: str = "--output") -> None:
-    """Write ``text`` to ``path``; an operating-system error becomes one line (exit status 2)."""
+    """Write ``text`` to ``path``; an operating-system error becomes one line (exit status 2).
+
+    Parameters
+    ----------
+    path : str
+        Overwritten if it exists.
+    text : str
+        Written as UTF-8.
+    option : str
+        The option that named the path, for the message.
+
+    Raises
+    ------
+    ModelError
+        The operating system refused the write.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "out.txt")
+    >>> write_text(path, "hello")
+    >>> open(path).read()
+    'hello'
+
+    Running time: O(length of the text).
+    """
     try:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
