@@ -101,10 +101,27 @@ def _check_plot_dir(folder: str) -> None:
 def parse_state(text: str) -> tuple[int, int]:
     """``"2,3"`` to ``(2, 3)``.
 
+    Parameters
+    ----------
+    text : str
+        A ``--state`` argument.
+
+    Returns
+    -------
+    tuple of int
+        $(q_1, q_2)$.
+
     Raises
     ------
     ModelError
         Not two non-negative integers separated by a comma.
+
+    Examples
+    --------
+    >>> parse_state("2,3")
+    (2, 3)
+
+    Running time: O(length of the text).
     """
     parts = text.split(",")
     try:
@@ -118,7 +135,33 @@ def parse_state(text: str) -> tuple[int, int]:
 
 
 def build_model(args):
-    """The :class:`~symq.compensation.models.RoutingModel` that the arguments describe."""
+    """The :class:`~symq.compensation.models.RoutingModel` that the arguments describe.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``policy`` (``jsq``, ``asymmetric``, ``sed``) and the options ``rho``, ``lam``,
+        ``mu1``, ``mu2``, ``s``, ``q`` of ``symq compensation``.
+
+    Returns
+    -------
+    RoutingModel
+
+    Raises
+    ------
+    ModelError
+        A missing ``--rho`` (or ``--lam``), both ``--lam`` and ``--rho``, a ``--q`` that
+        symmetric JSQ does not take, bad rates.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> options = dict(policy="sed", rho="1/2", q=None, s=None, lam=None, mu1=None, mu2=None)
+    >>> build_model(argparse.Namespace(**options)).policy
+    'sed'
+
+    Running time: O(1).
+    """
     q = args.q if args.q is not None else "1/2"
     if args.policy == "jsq":
         if args.rho is None:

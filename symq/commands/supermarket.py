@@ -53,10 +53,27 @@ def register(subparsers) -> None:
 def parse_weight_settings(items: list[str]) -> dict[str, str]:
     """``["1=2", "3=1/2"]`` to ``{"1": "2", "3": "1/2"}``.
 
+    Parameters
+    ----------
+    items : list of str
+        The ``--weights`` arguments.
+
+    Returns
+    -------
+    dict
+        Station name to weight text (checked later, when the decomposition reads it).
+
     Raises
     ------
     ModelError
         An item without ``=``, an empty name or value, a station given twice.
+
+    Examples
+    --------
+    >>> parse_weight_settings(["1=2", "3=1/2"])
+    {'1': '2', '3': '1/2'}
+
+    Running time: O(number of items).
     """
     weights: dict[str, str] = {}
     for item in items:
