@@ -26,7 +26,22 @@ __all__ = ["register", "run", "build_model", "parse_state"]
 
 
 def register(subparsers) -> None:
-    """Add the ``compensation`` subcommand."""
+    """Add the ``compensation`` subcommand.
+
+    Parameters
+    ----------
+    subparsers : argparse subparsers action
+        Where the ``compensation`` subcommand and its policy choices go.
+
+    Examples
+    --------
+    >>> from symq.cli import build_parser
+    >>> args = build_parser("compensation").parse_args(["compensation", "sed", "--rho", "1/2"])
+    >>> args.policy, args.rho
+    ('sed', '1/2')
+
+    Running time: O(1).
+    """
     p = subparsers.add_parser(
         "compensation",
         help="JSQ, asymmetric JSQ and SED routing by the compensation approach",
@@ -188,7 +203,36 @@ def build_model(args):
 
 
 def run(args) -> int:
-    """Compute and print; return the exit status."""
+    """Compute and print; return the exit status.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed by the parser of :func:`register`.
+
+    Returns
+    -------
+    int
+        0 (bad input raises instead).
+
+    Raises
+    ------
+    ModelError
+        Bad rates, a state outside the box, a size limit (with ``--max-work``).
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> from symq.cli import build_parser
+    >>> args = build_parser("compensation").parse_args(
+    ...     ["compensation", "jsq", "--rho", "1/2", "--digits", "5"])
+    >>> with contextlib.redirect_stdout(io.StringIO()) as out:
+    ...     status = run(args)
+    >>> status, "P(0,0) = 0.31597" in out.getvalue()
+    (0, True)
+
+    Running time: that of the compensation solve (:mod:`symq.compensation`).
+    """
     model = build_model(args)
     _check_limits(args, model)
     if args.plot_dir:

@@ -41,7 +41,24 @@ _ROUTING = {
 
 
 def register(subparsers) -> None:
-    """Add the ``plot`` subcommand, with the options of every registered picture kind."""
+    """Add the ``plot`` subcommand, with the options of every registered picture kind.
+
+    Parameters
+    ----------
+    subparsers : argparse subparsers action
+        Where ``plot`` is added; every kind of :func:`symq.pictures.kinds` contributes its
+        options (``--opt-...`` destinations).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> sub = argparse.ArgumentParser(prog="symq").add_subparsers(dest="command")
+    >>> register(sub)
+    >>> sorted(sub.choices)
+    ['plot']
+
+    Running time: the import of the picture modules.
+    """
     from ..pictures import SUBJECTS, kinds
     from .common import add_format_arguments, add_set_argument
 
@@ -96,7 +113,30 @@ def _subject(kind, args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Draw, write the files, print their paths; return the exit status."""
+    """Draw, write the files, print their paths; return the exit status.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The subject (model or routing), the kind, ``--dir``/``--output`` and the kind's options.
+
+    Returns
+    -------
+    int
+        0 when every picture was written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from symq.cli import build_parser
+    >>> folder = tempfile.mkdtemp()
+    >>> run(build_parser("plot").parse_args(["plot", "n", "graph", "--dir", folder])) == 0
+    ... # doctest: +ELLIPSIS
+    wrote .../n-graph.png
+    True
+
+    Running time: that of the kind's draw function, plus the file writes.
+    """
     from .. import pictures
     from ..progress import callback
     from .common import emit_json

@@ -31,7 +31,22 @@ __all__ = ["register", "run", "parse_weight_settings"]
 
 
 def register(subparsers) -> None:
-    """Add the ``supermarket`` subcommand."""
+    """Add the ``supermarket`` subcommand.
+
+    Parameters
+    ----------
+    subparsers : argparse subparsers action
+        Where ``supermarket`` goes (with ``--set``, ``--weights``, ``--digits`` and the
+        format options).
+
+    Examples
+    --------
+    >>> from symq.cli import build_parser
+    >>> build_parser("supermarket").parse_args(["supermarket", "n", "--weights", "1=2"]).weights
+    ['1=2']
+
+    Running time: O(1).
+    """
     p = subparsers.add_parser(
         "supermarket", help="clusters and drifts of the JLW (supermarket) decomposition",
         description="Hierarchical minimax decomposition of the supermarket model with "
@@ -123,7 +138,37 @@ def _json(decomposition: Decomposition, label: str, parameters: dict[str, str],
 
 
 def run(args: argparse.Namespace) -> int:
-    """Compute and print the decomposition; return the exit status."""
+    """Compute and print the decomposition; return the exit status.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The model, ``--set`` values, ``--weights`` and the output format.
+
+    Returns
+    -------
+    int
+        0, also for an unstable model (the verdict is printed).
+
+    Raises
+    ------
+    ModelError
+        ``--digits`` out of range, bad weights or rates.
+
+    Examples
+    --------
+    >>> from symq.cli import build_parser
+    >>> args = build_parser("supermarket").parse_args(
+    ...     ["supermarket", "n", "--set", "lambda_1=3", "--set", "lambda_2=1", "--set", "mu_1=1",
+    ...      "--set", "mu_2=1", "--json"])
+    >>> import contextlib, io, json
+    >>> with contextlib.redirect_stdout(io.StringIO()) as out:
+    ...     status = run(args)
+    >>> status, json.loads(out.getvalue())["stable"]
+    (0, False)
+
+    Running time: that of :func:`symq.supermarket.decompose`.
+    """
     if not 1 <= args.digits <= 10000:
         raise ModelError(f"--digits must be from 1 to 10000, not {args.digits}")
     base = load_model(args.model)

@@ -46,7 +46,23 @@ def _positive(text: str) -> int:
 
 
 def register(subparsers) -> None:
-    """Add the ``sweep`` subcommand."""
+    """Add the ``sweep`` subcommand.
+
+    Parameters
+    ----------
+    subparsers : argparse subparsers action
+        The ``symq`` subcommands; the help lists every check of the registry.
+
+    Examples
+    --------
+    >>> import symq.cli
+    >>> parser = symq.cli.build_parser("sweep")
+    >>> options = parser.parse_args(["sweep", "stability", "--classes", "2", "--servers", "2"])
+    >>> (options.classes, options.servers)
+    (2, 2)
+
+    Running time: O(number of checks).
+    """
     checks = "; ".join(f"{c.name}: {c.description}" for c in CHECKS.values())
     p = subparsers.add_parser(
         "sweep", help="run a check on every small compatibility graph (locally or on Dask)",
@@ -127,7 +143,34 @@ def _print_text(summary: SweepSummary, files: list[str], output: str | None) -> 
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the sweep; exit status 0 when no counterexample or error, 1 otherwise."""
+    """Run the sweep; exit status 0 when no counterexample or error, 1 otherwise.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The check, the sizes, the rates, workers, the checkpoint and the output format.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ModelError
+        Bad sizes, rates or filters; a work estimate past the limit.
+
+    Examples
+    --------
+    >>> from symq.cli import build_parser
+    >>> args = build_parser("sweep").parse_args(
+    ...     ["sweep", "stability", "--classes", "1", "--servers", "1", "--quiet"])
+    >>> run(args)  # doctest: +ELLIPSIS
+    sweep stability with random:3 rates: 1 graphs; 1 pass, 0 do not apply, 0 counterexamples, 0 errors (... s)
+    no counterexample
+    0
+
+    Running time: one check per graph and rate sample, on the chosen workers.
+    """
     options: dict[str, Any] = {}
     if args.max_jobs is not None:
         options["max_jobs"] = args.max_jobs

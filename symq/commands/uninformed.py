@@ -41,7 +41,23 @@ def _servers(text: str) -> int:
 
 
 def register(subparsers) -> None:
-    """Add the ``uninformed`` subcommand."""
+    """Add the ``uninformed`` subcommand.
+
+    Parameters
+    ----------
+    subparsers : argparse subparsers action
+        The ``symq`` subcommands; ``uninformed`` takes ``theorem`` or ``law``.
+
+    Examples
+    --------
+    >>> import symq.cli
+    >>> parsed = symq.cli.build_parser("uninformed").parse_args(["uninformed", "law",
+    ...                                                         "--servers", "3"])
+    >>> parsed.action, parsed.servers
+    ('law', 3)
+
+    Running time: O(1).
+    """
     p = subparsers.add_parser(
         "uninformed", help="M/M/n with heterogeneous servers and uninformed customers (Cabral)",
         description="Cabral's M/M/n queue where an arrival picks an idle server uniformly at "
@@ -58,7 +74,31 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``symq uninformed``; 0 when every certificate was found (and checked), else 1."""
+    """Run ``symq uninformed``; 0 when every certificate was found (and checked), else 1.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``theorem`` or ``law``, ``--servers`` and the flags of :func:`register`.
+
+    Returns
+    -------
+    int
+        1 when a certificate is missing (``theorem``), else 0.
+
+    Examples
+    --------
+    >>> from symq.cli import build_parser
+    >>> args = build_parser("uninformed").parse_args(["uninformed", "law", "--servers", "1"])
+    >>> run(args)
+    p_0 = -(lambda - mu_1)/mu_1
+    P_1 = lambda/mu_1
+    P_all_busy = lambda/mu_1
+    N = -lambda/(lambda - mu_1)
+    0
+
+    Running time: law O(n^2); theorem the certificate search of :mod:`symq.uninformed.theorem`.
+    """
     if args.action == "law":
         return _run_law(args)
     return _run_theorem(args)

@@ -44,7 +44,22 @@ def _count(name: str):
 
 
 def register(subparsers) -> None:
-    """Add the ``verify`` subcommand."""
+    """Add the ``verify`` subcommand.
+
+    Parameters
+    ----------
+    subparsers : argparse subparsers action
+        The ``symq`` subcommands, from :func:`symq.cli.build_parser`; ``verify`` also takes
+        the limit options of :mod:`symq.limits`.
+
+    Examples
+    --------
+    >>> from symq.cli import build_parser
+    >>> build_parser("verify").parse_args(["verify", "w", "--discipline", "alis"]).discipline
+    'alis'
+
+    Running time: O(1) (the parser is built once per command line).
+    """
     from .common import add_format_arguments, add_limit_arguments, add_set_argument
 
     p = subparsers.add_parser(
@@ -89,6 +104,28 @@ def _check_states(args: argparse.Namespace, model, max_jobs: int, options: dict)
 
 
 def run(args: argparse.Namespace) -> int:
+    """Check the balance equations; exit status 0 when every residual is zero, 1 otherwise.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The model, discipline, ``--max-jobs``, ``--set`` values and output flags.
+
+    Returns
+    -------
+    int
+        0 when the product form holds on every checked state.
+
+    Examples
+    --------
+    >>> from symq.cli import build_parser
+    >>> run(build_parser("verify").parse_args(["verify", "n", "--max-jobs", "1", "--quiet"]))
+    ... # doctest: +ELLIPSIS
+    n (collaborative), states with at most 1 jobs: 3 states, 11 equations (3 global, 8 partial), 0 nonzero residuals: OK (... s)
+    0
+
+    Running time: that of :func:`symq.balance.verify`.
+    """
     from .common import emit_json, parse_settings
 
     base = load_model(args.model)
