@@ -133,11 +133,17 @@ def _shape(result: Any, leaf) -> Any:
 
 
 def _check_work(args: argparse.Namespace, model: Model) -> None:
-    """Refuse a subset DP past its limit (symq.limits) before it starts."""
+    """Refuse a subset DP past its limit (symq.limits) before it starts; ``evaluate`` answered
+    by certified digits has the larger limit of the fixed-point kernels."""
     from .limits import check_subset_dp
+    certified = False
+    if args.command == "evaluate" and args.quantity in CERTIFIED_QUANTITIES and \
+            not args.exact and model.is_numeric:
+        from .normalization.certified import answers_certified
+        certified = answers_certified(model, args.discipline)
     check_subset_dp(model, args.discipline, f"{args.command} {args.model} {args.quantity}"
                     + (f" --discipline {args.discipline}" if args.discipline != "collaborative"
-                       else ""), args)
+                       else ""), args, certified=certified)
 
 
 def _evaluated_json(full: bool):

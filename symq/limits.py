@@ -57,6 +57,10 @@ LIMITS: dict[str, Limit] = {limit.name: limit for limit in (
     Limit("dp-steps", 300_000, "subset-DP steps",
           "`evaluate`, `derive`, `report` with numeric rates: server sets the subset DP visits "
           "(unions of class server sets; all 2^M sets for alis and rais) times (classes + servers)"),
+    Limit("certified-steps", 50_000_000, "fixed-point DP steps",
+          "`evaluate` with numeric rates when the answer is certified digits (no --exact, and "
+          "the model not cheap exactly): the same count as dp-steps, for the fixed-point "
+          "interval kernels (about a microsecond per step)"),
     Limit("symbolic-dp-steps", 200, "symbolic subset-DP steps",
           "the same count for symbolic rates (every step is rational-function algebra)"),
     Limit("expanded-terms", 6_000_000, "terms",
@@ -158,12 +162,35 @@ def count_unions(masks: list[int], cap: int | None = None) -> int | None:
     >>> count_unions([1 << j for j in range(40)], cap=1000) is None
     True
     """
+    if cap is not None and 1 << _independent_family(masks) > cap:
+        return None  # at least 2^k unions: refused without counting
     reach = {0}
-    for mask in sorted(set(masks)):
+    for mask in sorted(set(masks), key=lambda m: (-m.bit_count(), m)):  # large sets first:
+        # the count grows fastest and passes the cap after the fewest set operations
         reach |= {x | mask for x in reach}
         if cap is not None and len(reach) > cap:
             return None
     return len(reach)
+
+
+def _independent_family(masks: list[int]) -> int:
+    """The size k of a family of the sets ``masks`` (found greedily) in which every member has
+    a server that no other member has: the $2^k$ unions of its subfamilies differ, so there are
+    at least $2^k$ unions. Running time: O(J^2) set operations."""
+    family: list[int] = []
+    for mask in sorted(set(masks), key=lambda m: (m.bit_count(), m)):
+        trial = family + [mask]
+        if all(m & ~_union_except(trial, i) for i, m in enumerate(trial)):
+            family = trial
+    return len(family)
+
+
+def _union_except(sets: list[int], skip: int) -> int:
+    out = 0
+    for i, m in enumerate(sets):
+        if i != skip:
+            out |= m
+    return out
 
 
 def subset_dp_steps(model, discipline: str = "collaborative", cap: int | None = None) -> int | None:
@@ -210,15 +237,19 @@ def _structured(model, discipline: str) -> bool:
     return "subset DP" not in name
 
 
-def check_subset_dp(model, discipline: str, what: str, args: Any = None) -> int:
-    """Refuse a subset DP past its limit (numeric or symbolic); return the estimated steps.
+def check_subset_dp(model, discipline: str, what: str, args: Any = None,
+                    certified: bool = False) -> int:
+    """Refuse a subset DP past its limit (numeric, certified or symbolic); return the estimated
+    steps. ``certified``: the numeric values come from the fixed-point interval kernels
+    (limit ``certified-steps``) instead of exact rationals (``dp-steps``).
 
     Raises
     ------
     TooLargeError
         The estimate (or the count so far, when counting stopped early) is past the limit.
     """
-    name = "dp-steps" if model.is_numeric else "symbolic-dp-steps"
+    name = ("certified-steps" if certified else "dp-steps") if model.is_numeric else \
+        "symbolic-dp-steps"
     limit = limit_value(name, args)
     width = len(model.classes) + len(model.servers)
     if discipline != "collaborative" and not _structured(model, discipline):

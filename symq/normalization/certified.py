@@ -42,7 +42,7 @@ from .structured import components
 from .subsets import SubsetGraph, unions
 
 __all__ = ["BallField", "Ball", "certified_values", "certified_quantity", "certify",
-           "ball_endpoints", "exact_is_cheap", "QUANTITIES"]
+           "ball_endpoints", "exact_is_cheap", "answers_certified", "QUANTITIES"]
 
 #: the quantities this module certifies (the names of :mod:`symq.quantities`)
 QUANTITIES = ("empty-probability", "normalizing-constant", "server-idle-probability",
@@ -146,6 +146,22 @@ def exact_is_cheap(model: Model, discipline: str) -> bool:
         return len(parts) == 1 and unions(masks, limit=2000) is not None or \
             max(len(part.servers) for part in parts) <= 14
     return max(len(part.servers) for part in parts) <= 10
+
+
+def answers_certified(model: Model, discipline: str) -> bool:
+    """Whether :func:`certified_quantity` with ``exact=None`` answers ``model`` by certified
+    digits (python-flint installed and the exact route not cheap), as the command line's work
+    limit needs to know.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> answers_certified(example_model("w"), "alis")
+    False
+
+    Running time: that of :func:`exact_is_cheap` (at most 2000 unions counted).
+    """
+    return HAVE_FLINT and model.is_numeric and not exact_is_cheap(model, discipline)
 
 
 def _working_precision(model: Model, digits: int) -> int:
