@@ -467,9 +467,10 @@ def certified_quantity(model: Model, quantity: str, discipline: str = "collabora
         exact = not HAVE_FLINT or exact_is_cheap(model, discipline)
     if exact:
         return evaluate(derive(model, quantity, discipline), digits=digits)
-    per_class = quantity.startswith("mean")
     try:
-        out, _ = certified_values(model, discipline, per_class, digits,
+        if quantity == "mean-response-time":  # Little's law on the mean numbers' intervals
+            return _response_times(model, discipline, digits)
+        out, _ = certified_values(model, discipline, quantity == "mean-number", digits,
                                   idle=quantity == "server-idle-probability")
     except UnsupportedError:
         if not model.is_numeric:
@@ -484,10 +485,8 @@ def certified_quantity(model: Model, quantity: str, discipline: str = "collabora
         return ev(out["G"])
     if quantity == "server-idle-probability":
         return {"per_server": {s: ev(b) for s, b in out["idle"].items()}}
-    if quantity == "mean-number":
-        return {"total": ev(out["L_total"]),
-                "per_class": {c: ev(b) for c, b in out["L"].items()}}
-    return _response_times(model, discipline, digits)
+    return {"total": ev(out["L_total"]),  # mean-number
+            "per_class": {c: ev(b) for c, b in out["L"].items()}}
 
 
 def _response_times(model: Model, discipline: str, digits: int) -> Any:
