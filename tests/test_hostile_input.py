@@ -19,6 +19,7 @@ import sys
 
 import pytest
 import sympy
+import sympy.assumptions.wrapper  # noqa: F401  sympy imports it lazily on its first sign query
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import symq
@@ -107,7 +108,7 @@ NESTING = st.one_of(st.integers(MAX_DEPTH + 1, 400).map(lambda n: "(" * n + "x" 
 LONG = st.integers(MAX_LENGTH // 2, 20 * MAX_LENGTH).map(lambda n: "x+" * n + "x")
 OTHER = st.sampled_from(["'a'", "b'a'", "x[0]", "x; y", "x = 1", "x == y", "x @ y", "x % 2",
                          "x | y", "~x", "`x`", "x # comment", "$x$", "2x", "x y", "None", "True",
-                         "import os", "pi", "E", "I", "oo", "zoo", "nan", "S", "N", "lambda_1 +",
+                         "import os", "pi", "E", "I", "oo", "zoo", "nan", "S", "N", "lambda_1 + *",
                          "x**y", "x**0.5", "f(x)", "x:y", "é", "x\\\ny", "sqrt", "Rational",
                          "Rational(x, 2)", "exp(1)"])
 HOSTILE = st.one_of(ATTRIBUTES, DUNDERS, CALLS, LAMBDAS, COMPREHENSIONS, HUGE, NESTING, LONG,
