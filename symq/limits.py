@@ -58,9 +58,7 @@ LIMITS: dict[str, Limit] = {limit.name: limit for limit in (
           "`evaluate`, `derive`, `report` with numeric rates: server sets the subset DP visits "
           "(unions of class server sets; all 2^M sets for alis and rais) times (classes + servers)"),
     Limit("certified-steps", 50_000_000, "fixed-point DP steps",
-          "`evaluate` with numeric rates when the answer is certified digits (no --exact, and "
-          "the model not cheap exactly): the same count as dp-steps, for the fixed-point "
-          "interval kernels (about a microsecond per step)"),
+          "`evaluate` in certified digits (no --exact): dp-steps' count, fixed-point kernels"),
     Limit("symbolic-dp-steps", 200, "symbolic subset-DP steps",
           "the same count for symbolic rates (every step is rational-function algebra)"),
     Limit("expanded-terms", 6_000_000, "terms",
