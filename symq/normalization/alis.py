@@ -29,10 +29,27 @@ def alis_values(graph: SubsetGraph, per_class: bool, idle: bool = True) -> dict[
 
     The idle law is $P(\text{idle set}=I)=W(I)\hat H(\mathcal M\setminus I)/G$.
 
+    Parameters
+    ----------
+    graph : SubsetGraph
+        The model's subset tables (exact field or a ball field).
+    per_class : bool
+        Also compute the per-class mean numbers ``"L"`` and ``"LQ"``.
+    idle : bool
+        Also compute the per-server idle probabilities.
+
     Returns
     -------
     dict
         Field elements; ``"W"`` is $W(\mathcal M)$; ``"idle"`` is ``None`` unless ``idle``.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> from symq.normalization.subsets import SubsetGraph
+    >>> out = alis_values(SubsetGraph(example_model("w")), per_class=True)
+    >>> out["G"], out["idle"]["1"], out["LQ"]["3"]
+    (24320/1547, 221/304, 155/7904)
 
     Running time: O(2^M M + U J) for U unions; mean numbers add O(2^M M + J 2^{M-|S_c|}).
     """
@@ -74,10 +91,31 @@ def matching_rates(graph: SubsetGraph, t: IdleTables, coll: CollaborativeTables,
     \frac{\mu_tY(Q\cup t)}{L(Q\cup t)}$ (Thm 3.9 summed over the states where $s$ takes a
     class-$c$ job). Every term is positive: no subtraction.
 
+    Parameters
+    ----------
+    graph : SubsetGraph
+        The model's subset tables.
+    t : IdleTables
+        The idle-order tables of ``graph``.
+    coll : CollaborativeTables
+        The collaborative tables of ``graph`` (``per_class=False``).
+    omega, h_hat, g, v : optional
+        Tables :func:`alis_values` already has ($\Omega$, $\hat H$, $G$, $V$); computed here
+        when ``None``.
+
     Returns
     -------
     dict
         ``{(class, server): rate}`` for compatible pairs; $\sum_c r_{c,s}=\mu_s P(s\text{ busy})$.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> from symq.normalization.collaborative import CollaborativeTables
+    >>> from symq.normalization.subsets import IdleTables, SubsetGraph
+    >>> g = SubsetGraph(example_model("w"))
+    >>> matching_rates(g, IdleTables(g), CollaborativeTables(g, False))[("3", "1")]
+    187/1520
 
     Running time: O(2^M M + sum_c |S_c| (U + 2^{M-|S_c|})).
     """
@@ -124,7 +162,31 @@ def matching_rates(graph: SubsetGraph, t: IdleTables, coll: CollaborativeTables,
 
 def in_service(graph: SubsetGraph, t: IdleTables, coll: CollaborativeTables, **known
                ) -> dict[str, Any]:
-    r"""Mean number of class-$c$ jobs in service, $\sum_s r_{c,s}/\mu_s$ (Little's law per server)."""
+    r"""Mean number of class-$c$ jobs in service, $\sum_s r_{c,s}/\mu_s$ (Little's law per server).
+
+    Parameters
+    ----------
+    graph, t, coll
+        As in :func:`matching_rates`.
+    **known
+        Tables passed on to :func:`matching_rates` (``omega``, ``h_hat``, ``g``, ``v``).
+
+    Returns
+    -------
+    dict
+        ``{class: mean number in service}`` as field elements.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> from symq.normalization.collaborative import CollaborativeTables
+    >>> from symq.normalization.subsets import IdleTables, SubsetGraph
+    >>> g = SubsetGraph(example_model("w"))
+    >>> in_service(g, IdleTables(g), CollaborativeTables(g, False))
+    {'1': 3/20, '2': 1/8, '3': 1713/6080}
+
+    Running time: that of :func:`matching_rates`, plus O(J M).
+    """
     rates = matching_rates(graph, t, coll, **known)
     mu = dict(zip(graph.servers, graph.mu))
     out = {c: graph.arith.zero for c in graph.classes}
