@@ -37,7 +37,7 @@ from ..exact import HAVE_FLINT, flint_module, to_fraction
 from ..model import Model
 from ..numeric import round_fraction
 from .entry import DISCIPLINES, _auto_method, values
-from .interval import Interval, certify_interval
+from .interval import Interval, certify_interval, merge_components
 from .structured import components
 from .subsets import SubsetGraph, unions
 
@@ -235,27 +235,7 @@ def _collaborative_intervals(model: Model, per_class: bool, idle: bool, bits: in
             results.append(collaborative_bounds(graphs[k], bits, per_class, idle))
         else:
             results.append(_ball_intervals(part, per_class, idle, bits))
-    if len(results) == 1:
-        out = dict(results[0])
-    else:
-        one = Interval(Fraction(1), Fraction(1))
-        out = {"G": one, "empty": one, "idle": {} if idle else None}
-        merged_l: dict[str, Interval] = {}
-        for res in results:
-            out["G"] = out["G"] * res["G"]
-            out["empty"] = out["empty"] * res["empty"]
-            if idle:
-                out["idle"].update(res["idle"])
-            if per_class:
-                merged_l.update(res["L"])
-        if idle:
-            out["idle"] = {s: out["idle"][s] for s in model.servers}
-        if per_class:
-            out["L"] = {c: merged_l[c] for c in model.classes}
-    if per_class:
-        out["L_total"] = Interval(sum((v.lower for v in out["L"].values()), Fraction(0)),
-                                  sum((v.upper for v in out["L"].values()), Fraction(0)))
-    return out
+    return merge_components(model, results, per_class, idle)
 
 
 def _certify_intervals(items: dict[Any, Interval], digits: int, bits: int
@@ -367,8 +347,8 @@ def certified_values(model: Model, discipline: str, per_class: bool, digits: int
 
     Examples
     --------
-    >>> from symq import model
-    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+    >>> from symq import example_model
+    >>> n = example_model("n")   # the N model, lambda = (1/4, 1/4), mu = (1, 1)
     >>> out, bits = certified_values(n, "collaborative", True, 12)
     >>> out["empty"].text, out["L"]["1"].text
     ('0.642857142857', '0.357142857143')
@@ -450,8 +430,8 @@ def certified_quantity(model: Model, quantity: str, discipline: str = "collabora
 
     Examples
     --------
-    >>> from symq import model
-    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+    >>> from symq import example_model
+    >>> n = example_model("n")   # the N model, lambda = (1/4, 1/4), mu = (1, 1)
     >>> certified_quantity(n, "mean-number", digits=8, exact=False)["per_class"]["2"]
     Evaluated(exact=None, value='0.16666667')
     >>> certified_quantity(n, "mean-number", digits=8)["per_class"]["2"]

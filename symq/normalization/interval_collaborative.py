@@ -42,9 +42,9 @@ numbers.
 
 Examples
 --------
->>> from symq import model
+>>> from symq import example_model
 >>> from symq.normalization.subsets import SubsetGraph
->>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+>>> n = example_model("n")   # the N model, lambda = (1/4, 1/4), mu = (1, 1)
 >>> order, low, high = exact_cover_bounds(SubsetGraph(n), 40)
 >>> order
 [0, 1, 3]
@@ -202,21 +202,12 @@ class UnionEdges:
             self._by_dst = (src, dst, cls, levels)
         return self._by_dst
 
-    @property
-    def src(self):
-        return self._dst_order()[0]
-
-    @property
-    def dst(self):
-        return self._dst_order()[1]
-
-    @property
-    def cls(self):
-        return self._dst_order()[2]
-
-    @property
-    def levels(self):
-        return self._dst_order()[3]
+    # the edges sorted by destination, built on first use
+    src = property(lambda self: self._dst_order()[0], doc="source union index of each edge")
+    dst = property(lambda self: self._dst_order()[1], doc="destination union index")
+    cls = property(lambda self: self._dst_order()[2], doc="class index of each edge")
+    levels = property(lambda self: self._dst_order()[3],
+                      doc="(first union, stop, first edge, stop) per union size")
 
     def _sorted(self, key: str):
         """``(src, dst, cls)`` sorted by ``key`` (``"dst"``, ``"src"`` or ``"cls"``), ties by
@@ -551,9 +542,9 @@ def collaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = False,
 
     Examples
     --------
-    >>> from symq import model
+    >>> from symq import example_model
     >>> from symq.normalization.subsets import SubsetGraph
-    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+    >>> n = example_model("n")   # the N model, lambda = (1/4, 1/4), mu = (1, 1)
     >>> out = collaborative_bounds(SubsetGraph(n), 80, per_class=True, idle=True)
     >>> out["idle"]["2"].certify(6), out["L_total"].certify(6)
     ('0.857143', '0.523810')
@@ -593,9 +584,9 @@ def adjoint_mean_numbers(graph: SubsetGraph) -> dict[str, Any]:
 
     Examples
     --------
-    >>> from symq import model
+    >>> from symq import example_model
     >>> from symq.normalization.subsets import SubsetGraph
-    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+    >>> n = example_model("n")   # the N model, lambda = (1/4, 1/4), mu = (1, 1)
     >>> {c: str(v) for c, v in adjoint_mean_numbers(SubsetGraph(n)).items()}
     {'1': '5/14', '2': '1/6'}
     """

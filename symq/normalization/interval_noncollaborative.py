@@ -90,7 +90,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import UnsupportedError
-from .interval import Interval
+from .interval import Interval, merge_components
 from .interval_collaborative import exact_cover_bounds, union_edges
 from .subsets import SubsetGraph
 
@@ -288,9 +288,9 @@ def idle_weight_bounds(graph: SubsetGraph, bits: int):
 
     Examples
     --------
-    >>> from symq import model
+    >>> from symq import example_model
     >>> from symq.normalization.subsets import SubsetGraph
-    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+    >>> n = example_model("n")   # the N model, lambda = (1/4, 1/4), mu = (1, 1)
     >>> low, high, e, _, _ = idle_weight_bounds(SubsetGraph(n), 20)
     >>> [float(v) * 2.0 ** e for v in low]    # W(1) = mu_1/(l_1+l_2), W(2) = mu_2/l_2, ...
     [1.0, 2.0, 4.0, 12.0]
@@ -466,9 +466,9 @@ def noncollaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = Fal
 
     Examples
     --------
-    >>> from symq import model
+    >>> from symq import example_model
     >>> from symq.normalization.subsets import SubsetGraph
-    >>> n = model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": "1", "mu_2": "1"})
+    >>> n = example_model("n")   # the N model, lambda = (1/4, 1/4), mu = (1, 1)
     >>> out = noncollaborative_bounds(SubsetGraph(n), 60, per_class=True)
     >>> out["G_rais"].certify(10), out["L"]["2"].certify(10)
     ('1.740740741', '0.2624113475')
@@ -571,20 +571,4 @@ def noncollaborative_intervals(model, discipline: str, per_class: bool, idle: bo
             if per_class:
                 res["L"] = {c: point(v) for c, v in raw["L"].items()}
         results.append(res)
-    one = Interval(Fraction(1), Fraction(1))
-    out: dict[str, Any] = {"G": one, "empty": one, "idle": {} if idle else None}
-    merged: dict[str, Interval] = {}
-    for res in results:
-        out["G"] = out["G"] * res["G"]
-        out["empty"] = out["empty"] * res["empty"]
-        if idle:
-            out["idle"].update(res["idle"])
-        if per_class:
-            merged.update(res["L"])
-    if idle:
-        out["idle"] = {s: out["idle"][s] for s in model.servers}
-    if per_class:
-        out["L"] = {c: merged[c] for c in model.classes}
-        out["L_total"] = Interval(sum((v.lower for v in out["L"].values()), Fraction(0)),
-                                  sum((v.upper for v in out["L"].values()), Fraction(0)))
-    return out
+    return merge_components(model, results, per_class, idle)
