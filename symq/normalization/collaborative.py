@@ -197,6 +197,14 @@ def collaborative_values(graph: SubsetGraph, per_class: bool, route: str = "suff
     dict
         ``{"G", "empty", "idle": {server: p}, "L": {class: L_c}}`` as field elements.
 
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> from symq.normalization.subsets import SubsetGraph
+    >>> out = collaborative_values(SubsetGraph(example_model("n")), per_class=True)
+    >>> out["G"], out["idle"]["2"], out["L"]
+    (14/9, 6/7, {'1': 5/14, '2': 1/6})
+
     Running time: O(U (M + J)) for U unions of class server sets.
     """
     tables = CollaborativeTables(graph, per_class and route == "weights")
@@ -338,6 +346,11 @@ def server_removal_mean_number(model: Model) -> dict[str, sympy.Expr]:
     $L_i=\bigl(\lambda_i+\sum_{k\notin S_i}\mu_k\psi_kL_{i\vdash k}\bigr)/(\mu-\lambda)$ (the
     printed sum over $k\in S_i$ is wrong: every term vanishes), memoized over class sets; the
     second route of ``mean_number(model, method="server-removal")``.
+
+    Parameters
+    ----------
+    model : Model
+        A model with numeric or symbolic rates.
 
     Returns
     -------

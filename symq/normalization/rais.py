@@ -32,10 +32,27 @@ def rais_values(graph: SubsetGraph, per_class: bool, idle: bool = True) -> dict[
     mean numbers ``"L"`` and in queue ``"LQ"`` ($D_c$ of
     :meth:`~symq.normalization.subsets.IdleTables.queue_per_class` weighted by $\Phi$).
 
+    Parameters
+    ----------
+    graph : SubsetGraph
+        The model's subset tables (exact field or a ball field).
+    per_class : bool
+        Also compute the per-class mean numbers ``"L"`` and ``"LQ"``.
+    idle : bool
+        Also compute the per-server idle probabilities (``"idle"`` is ``None`` otherwise).
+
     Returns
     -------
     dict
         Field elements.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> from symq.normalization.subsets import SubsetGraph
+    >>> out = rais_values(SubsetGraph(example_model("w")), per_class=True)
+    >>> out["empty"], out["idle"]["2"], out["LQ"]["3"]
+    (663/1216, 871/1216, 155/7904)
 
     Running time: O(2^M M); mean numbers O(J 2^M M) more.
     """

@@ -94,12 +94,26 @@ def unions(masks: list[int], limit: int | None = None) -> list[int] | None:
     """All unions of the class server sets (with the empty set), increasing; ``None`` when there
     are more than ``limit`` (cached: the stability check and the DP share one enumeration).
 
+    Parameters
+    ----------
+    masks : list of int
+        The class server sets $S_c$ as bit masks.
+    limit : int, optional
+        Give up (return ``None``) once there are more than ``limit`` unions.
+
+    Returns
+    -------
+    list of int or None
+        The union masks in increasing order, or ``None`` past ``limit``.
+
     Running time: O(U J) for U unions and J classes.
 
     Examples
     --------
     >>> unions([0b011, 0b110])
     [0, 3, 6, 7]
+    >>> unions([0b001, 0b010, 0b100], limit=3) is None
+    True
     """
     key = tuple(sorted(set(masks)))
     found = _UNIONS.get(key)
@@ -136,6 +150,25 @@ def _enumerate_unions(masks: tuple[int, ...], limit: int | None) -> tuple[int, .
 def union_rates(graph: "SubsetGraph", order: list[int]) -> tuple[list[int], list[int]]:
     r"""Integer $\mu(X)\cdot s$ and $\lambda(R(X))\cdot s$ for the masks ``order`` ($s$ the
     common denominator ``graph.scale``), vectorized with numpy when the sums fit in 62 bits.
+
+    Parameters
+    ----------
+    graph : SubsetGraph
+        A graph with integer rates (``graph.scale`` set: numeric rates).
+    order : list of int
+        The masks $X$.
+
+    Returns
+    -------
+    tuple of two lists of int
+        $(\mu(X) s, \lambda(R(X)) s)$ for each mask in ``order``.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> g = SubsetGraph(example_model("w"))
+    >>> g.scale, union_rates(g, [0, 1, 2, 3])
+    (20, ([0, 20, 16, 36], [0, 3, 2, 10]))
 
     Running time: O(|order| (M + J)), in C with numpy.
     """
