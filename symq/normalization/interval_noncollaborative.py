@@ -462,14 +462,14 @@ def noncollaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = Fal
     UnsupportedError
         More than 26 servers, a server that serves no class, or rates that are not rational.
     UnstableModelError
-        A union with a nonpositive slack.
+        Some set of servers cannot keep up with the classes it alone serves (a union of class
+        server sets with $r(X)\le0$).
 
     Examples
     --------
     >>> from symq import example_model
     >>> from symq.normalization.subsets import SubsetGraph
-    >>> n = example_model("n")   # the N model, lambda = (1/4, 1/4), mu = (1, 1)
-    >>> out = noncollaborative_bounds(SubsetGraph(n), 60, per_class=True)
+    >>> out = noncollaborative_bounds(SubsetGraph(example_model("n")), 60, per_class=True)
     >>> out["G_rais"].certify(10), out["L"]["2"].certify(10)
     ('1.740740741', '0.2624113475')
 
