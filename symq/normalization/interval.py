@@ -31,12 +31,48 @@ __all__ = ["Interval", "certify_interval", "div_down", "div_up", "fixed_interval
 
 
 def div_down(a: int, b: int) -> int:
-    """$\\lfloor a/b\\rfloor$ for integers, $b>0$."""
+    """$\\lfloor a/b\\rfloor$ for integers, $b>0$.
+
+    Parameters
+    ----------
+    a, b : int
+        Numerator and positive denominator.
+
+    Returns
+    -------
+    int
+        The quotient rounded down.
+
+    Examples
+    --------
+    >>> div_down(-7, 2)
+    -4
+
+    Running time: O(1) for machine-size integers (one integer division).
+    """
     return a // b
 
 
 def div_up(a: int, b: int) -> int:
-    """$\\lceil a/b\\rceil$ for integers, $b>0$."""
+    """$\\lceil a/b\\rceil$ for integers, $b>0$.
+
+    Parameters
+    ----------
+    a, b : int
+        Numerator and positive denominator.
+
+    Returns
+    -------
+    int
+        The quotient rounded up.
+
+    Examples
+    --------
+    >>> div_up(7, 2)
+    4
+
+    Running time: O(1) for machine-size integers (one integer division).
+    """
     return -(-a // b)
 
 
@@ -76,7 +112,27 @@ class Interval:
 
 
 def fixed_interval(low: int, high: int, bits: int) -> Interval:
-    """The interval ``[low, high] / 2**bits`` of two fixed-point integers."""
+    """The interval ``[low, high] / 2**bits`` of two fixed-point integers.
+
+    Parameters
+    ----------
+    low, high : int
+        Fixed-point lower and upper ends, ``low <= high``.
+    bits : int
+        Fractional bits of the fixed-point numbers.
+
+    Returns
+    -------
+    Interval
+        The exact rational interval.
+
+    Examples
+    --------
+    >>> fixed_interval(3, 5, 4)
+    Interval(lower=Fraction(3, 16), upper=Fraction(5, 16))
+
+    Running time: O(bits) (two fraction constructions).
+    """
     return Interval(Fraction(low, 1 << bits), Fraction(high, 1 << bits))
 
 
@@ -87,6 +143,27 @@ def certify_interval(lower: Fraction, upper: Fraction, digits: int) -> str | Non
     another value.
 
     Rounding to $N$ significant digits is monotone, so the two ends decide.
+
+    Parameters
+    ----------
+    lower, upper : Fraction
+        The ends of the interval.
+    digits : int
+        Significant digits wanted.
+
+    Returns
+    -------
+    str or None
+        The certified decimal text, or ``None``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> eps = Fraction(1, 10**9)
+    >>> certify_interval(Fraction(1, 3) - eps, Fraction(1, 3) + eps, 5)
+    '0.33333'
+    >>> certify_interval(Fraction(1, 10), Fraction(2, 10), 3) is None
+    True
 
     Running time: O(digits^2) for the two roundings.
     """
