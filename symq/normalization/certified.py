@@ -98,7 +98,26 @@ class Ball:
 
 
 def ball_endpoints(ball: Any) -> tuple[Fraction, Fraction]:
-    """The exact endpoints of an ``arb`` ball (midpoint and radius are exact binary numbers)."""
+    """The exact endpoints of an ``arb`` ball (midpoint and radius are exact binary numbers).
+
+    Parameters
+    ----------
+    ball : flint.arb
+        A finite ball.
+
+    Returns
+    -------
+    tuple of two Fraction
+        ``(mid - rad, mid + rad)``, exact.
+
+    Examples
+    --------
+    >>> from flint import arb
+    >>> ball_endpoints(arb(1) / 4)
+    (Fraction(1, 4), Fraction(1, 4))
+
+    Running time: O(p) for a p-bit midpoint.
+    """
     mid_m, mid_e = ball.mid().man_exp()
     rad_m, rad_e = ball.rad().man_exp()
 
@@ -114,6 +133,19 @@ def certify(ball: Any, digits: int) -> Ball | None:
 
     Rounding to $N$ significant digits is monotone, so it is enough that both endpoints round
     to the same string.
+
+    Parameters
+    ----------
+    ball : flint.arb
+        The enclosure.
+    digits : int
+        Significant digits wanted.
+
+    Returns
+    -------
+    Ball or None
+        The certified text with the ball's exact endpoints, or ``None`` (an infinite ball or
+        endpoints that round differently).
 
     Examples
     --------
@@ -136,7 +168,28 @@ def exact_is_cheap(model: Model, discipline: str) -> bool:
     """The default choice of arithmetic: exact rationals where they are cheap (one class,
     structured models, collaborative models with at most 2000 unions of class server sets or
     components of at most 14 servers, ALIS/RAIS components of at most 10 servers), balls
-    otherwise."""
+    otherwise.
+
+    Parameters
+    ----------
+    model : Model
+        The model.
+    discipline : str
+        ``"collaborative"``, ``"alis"`` or ``"rais"``.
+
+    Returns
+    -------
+    bool
+        Whether the exact route is the default.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> exact_is_cheap(example_model("w"), "alis")
+    True
+
+    Running time: O(M J) plus, for collaborative models, at most 2000 unions counted (O(2000 J)).
+    """
     if len(model.classes) == 1 or _auto_method(model, discipline) in ("redundancy", "nested"):
         return True
     parts = components(model)
@@ -152,6 +205,18 @@ def answers_certified(model: Model, discipline: str) -> bool:
     """Whether :func:`certified_quantity` with ``exact=None`` answers ``model`` by certified
     digits (python-flint installed and the exact route not cheap), as the command line's work
     limit needs to know.
+
+    Parameters
+    ----------
+    model : Model
+        The model.
+    discipline : str
+        ``"collaborative"``, ``"alis"`` or ``"rais"``.
+
+    Returns
+    -------
+    bool
+        Whether the answer is certified digits rather than exact rationals.
 
     Examples
     --------
@@ -421,6 +486,25 @@ def certified_quantity(model: Model, quantity: str, discipline: str = "collabora
     (or ``None`` and :func:`exact_is_cheap`), else certified digits only (``exact=None`` in the
     result).
 
+    Parameters
+    ----------
+    model : Model
+        Exact rational rates.
+    quantity : str
+        One of :data:`QUANTITIES`.
+    discipline : str
+        ``"collaborative"``, ``"alis"`` or ``"rais"``.
+    digits : int
+        Significant digits wanted.
+    exact : bool or None
+        Exact rationals (true), certified digits only (false), or the cheaper (``None``).
+
+    Returns
+    -------
+    dict
+        The shape of :func:`symq.quantities.derive` with :class:`symq.quantities.Evaluated`
+        values.
+
     Raises
     ------
     ModelError
@@ -436,6 +520,9 @@ def certified_quantity(model: Model, quantity: str, discipline: str = "collabora
     Evaluated(exact=None, value='0.16666667')
     >>> certified_quantity(n, "mean-number", digits=8)["per_class"]["2"]
     Evaluated(exact=1/6, value='0.16666667')
+
+    Running time: that of :func:`certified_values` (certified digits), or of the exact
+    derivation when ``exact``.
     """
     from ..quantities import Evaluated, derive, evaluate
 
