@@ -286,6 +286,24 @@ def idle_weight_bounds(graph: SubsetGraph, bits: int):
     service rates enter once per set, through the exact products $P_s(I)$ of
     :func:`_service_products`).
 
+    Parameters
+    ----------
+    graph : SubsetGraph
+        The model's subset tables with numeric rates.
+    bits : int
+        Fixed-point working precision.
+
+    Returns
+    -------
+    tuple
+        ``(low, high, exponent, reduced_low, reduced_high)``: integer arrays indexed by the set
+        mask $I$ and the common binary exponent.
+
+    Raises
+    ------
+    UnsupportedError
+        A server compatible with no class.
+
     Examples
     --------
     >>> from symq import example_model
