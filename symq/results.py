@@ -45,7 +45,28 @@ class Math(str):
 
 def math(value: Any) -> Math:
     """``value`` as a :class:`Math` cell: a sympy object (or number) through ``sympy.latex``, a
-    LaTeX string (already a :class:`Math`) as it is, an object with ``_repr_latex_`` by it."""
+    LaTeX string (already a :class:`Math`) as it is, an object with ``_repr_latex_`` by it.
+
+    Parameters
+    ----------
+    value : Any
+        A sympy object, a number, a :class:`Math` string or an object with ``_repr_latex_``.
+
+    Returns
+    -------
+    Math
+        The LaTeX math of ``value`` (without ``$`` delimiters).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> print(math(sympy.Rational(1, 2)))
+    \\frac{1}{2}
+    >>> math(Math("x")) == "x"
+    True
+
+    Running time: that of ``sympy.latex`` on ``value`` (linear in its size).
+    """
     import sympy
     if isinstance(value, Math):
         return value
@@ -70,10 +91,24 @@ def text_latex(text: Any, command: str = "text") -> str:
     ``\text{...}`` (or ``\textbf``...), each special character (``_``, ``&``, ``<``, ...) as its
     math-mode symbol, so that pdflatex and MathJax both show the text as it is.
 
+    Parameters
+    ----------
+    text : Any
+        The text (its ``str``).
+    command : str
+        The LaTeX text command for the plain runs (``"text"``, ``"textbf"``, ...).
+
+    Returns
+    -------
+    str
+        LaTeX math-mode material.
+
     Examples
     --------
     >>> print(text_latex("a_b <c>"))
     \text{a}\_\text{b }<\text{c}>
+
+    Running time: O(len(text)).
     """
     parts, run = [], []
     for c in str(text):
@@ -90,13 +125,51 @@ def text_latex(text: Any, command: str = "text") -> str:
 
 
 def name_latex(name: Any) -> str:
-    """A class or server name in math mode: digits as they are, anything else as text."""
+    """A class or server name in math mode: digits as they are, anything else as text.
+
+    Parameters
+    ----------
+    name : Any
+        A class or server name (its ``str``).
+
+    Returns
+    -------
+    str
+        LaTeX math-mode material.
+
+    Examples
+    --------
+    >>> name_latex(12)
+    '12'
+    >>> name_latex("fast") == text_latex("fast")
+    True
+
+    Running time: O(len(name)).
+    """
     name = str(name)
     return name if name.isdigit() else text_latex(name)
 
 
 def set_display(names: Iterable[Any]) -> str:
-    r"""A set of names in math mode, ``\{1, 2\}``, each name by :func:`name_latex`."""
+    r"""A set of names in math mode, ``\{1, 2\}``, each name by :func:`name_latex`.
+
+    Parameters
+    ----------
+    names : iterable
+        Class or server names, in the order to show.
+
+    Returns
+    -------
+    str
+        LaTeX math-mode material.
+
+    Examples
+    --------
+    >>> print(set_display(["1", "fast"]))
+    \{1, \text{fast}\}
+
+    Running time: O(total length of the names).
+    """
     return r"\{" + ", ".join(name_latex(n) for n in names) + r"\}"
 
 
@@ -128,7 +201,28 @@ def _latex_cell(cell: Cell) -> str:
 def html_table(sections: Iterable[Section], title: str | None = None) -> str:
     """One HTML ``<table>`` of the sections (a header row, if any, then the rows); every text is
     escaped with :func:`html.escape` and marked for MathJax to leave alone; math cells go
-    between ``\\(`` and ``\\)`` for MathJax."""
+    between ``\\(`` and ``\\)`` for MathJax.
+
+    Parameters
+    ----------
+    sections : iterable of (header, rows)
+        Each a header row (or ``None``) and a list of rows of cells (text, :class:`Math`,
+        ``None`` for an empty cell).
+    title : str, optional
+        A caption.
+
+    Returns
+    -------
+    str
+        The HTML table; short rows are padded with empty cells.
+
+    Examples
+    --------
+    >>> print(html_table([(("class", "rate"), [("1", "<b>")])], title="T"))
+    <table class="symq-result"><caption class="tex2jax_ignore">T</caption><tr><th class="tex2jax_ignore">class</th><th class="tex2jax_ignore">rate</th></tr><tr><td class="tex2jax_ignore">1</td><td class="tex2jax_ignore">&lt;b&gt;</td></tr></table>
+
+    Running time: O(total size of the cells).
+    """
     sections = list(sections)
     width = max([len(r) for _, rows in sections for r in rows] +
                 [len(h) for h, _ in sections if h] + [1])
@@ -146,7 +240,28 @@ def html_table(sections: Iterable[Section], title: str | None = None) -> str:
 def latex_table(sections: Iterable[Section], title: str | None = None) -> str:
     r"""The same sections as one ``array`` in inline math (``$...$``, as Jupyter and pdflatex
     take it); a header row is followed by ``\hline``, sections are separated by ``\hline``, a
-    title goes above in bold."""
+    title goes above in bold.
+
+    Parameters
+    ----------
+    sections : iterable of (header, rows)
+        As :func:`html_table`.
+    title : str, optional
+        A bold line above the table.
+
+    Returns
+    -------
+    str
+        ``$\begin{array}...\end{array}$``.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> print(latex_table([(("a", "b"), [("x", math(sympy.Rational(1, 2)))])]))
+    $\begin{array}{ll} \text{a} & \text{b} \\ \hline \text{x} & \frac{1}{2} \end{array}$
+
+    Running time: O(total size of the cells).
+    """
     sections = list(sections)
     width = max([len(r) for _, rows in sections for r in rows] +
                 [len(h) for h, _ in sections if h] + [1])
@@ -217,7 +332,25 @@ class QuantityResult(dict):
 
 
 def as_result(result: Any) -> Any:
-    """``result`` as a :class:`QuantityResult` when it is a plain mapping; otherwise unchanged."""
+    """``result`` as a :class:`QuantityResult` when it is a plain mapping; otherwise unchanged.
+
+    Parameters
+    ----------
+    result : Any
+        A result of a :mod:`symq` function.
+
+    Returns
+    -------
+    Any
+        A :class:`QuantityResult` (a ``dict``) for a mapping, else ``result`` itself.
+
+    Examples
+    --------
+    >>> type(as_result({"total": 1})).__name__, as_result(5)
+    ('QuantityResult', 5)
+
+    Running time: O(n) for a mapping of n top-level keys (one shallow copy).
+    """
     if isinstance(result, Mapping) and not isinstance(result, QuantityResult):
         return QuantityResult(result)
     return result
