@@ -95,10 +95,27 @@ def limit_value(name: str, args: Any = None) -> int | None:
 
     ``args.no_limits`` lifts it, ``args.max_work`` replaces it; otherwise the default.
 
+    Parameters
+    ----------
+    name : str
+        A key of :data:`LIMITS`.
+    args : argparse.Namespace, optional
+        The command's parsed arguments (``no_limits``, ``max_work``); ``None``: the default.
+
+    Returns
+    -------
+    int or None
+        The limit, or ``None`` for no limit.
+
     Examples
     --------
     >>> limit_value("states")
     50000
+    >>> from argparse import Namespace
+    >>> limit_value("states", Namespace(no_limits=False, max_work=10)), limit_value("states", Namespace(no_limits=True))
+    (10, None)
+
+    Running time: O(1).
     """
     if args is not None and getattr(args, "no_limits", False):
         return None
@@ -126,6 +143,16 @@ def check(name: str, estimate: int, what: str, limit: int | None = -1,
     ------
     TooLargeError
         One line: what is too large, the estimate, the limit and the option that raises it.
+
+    Examples
+    --------
+    >>> check("states", 100, "verify w --max-jobs 2")   # within the limit: nothing happens
+    >>> check("states", 60000, "verify w --max-jobs 50")
+    Traceback (most recent call last):
+    ...
+    symq.errors.TooLargeError: too large: verify w --max-jobs 50 needs about 60,000 states with at most N+1 jobs (limit 50,000); pass --max-work 60000 to go ahead, or --no-limits
+
+    Running time: O(1).
     """
     spec = LIMITS[name]
     if limit == -1:
@@ -152,6 +179,21 @@ def count_unions(masks: list[int], cap: int | None = None) -> int | None:
 
     Returns ``None`` as soon as the count passes ``cap``: the work is then at most about
     ``cap * len(masks)`` set operations.
+
+    Parameters
+    ----------
+    masks : list of int
+        The class server sets as bit masks.
+    cap : int, optional
+        Stop counting past this many unions.
+
+    Returns
+    -------
+    int or None
+        The number of unions, or ``None`` past ``cap``.
+
+    Running time: O(J^2) for the independent-family bound, then O(U J) set operations for U
+    unions (at most about ``cap * J``).
 
     Examples
     --------
@@ -199,6 +241,22 @@ def subset_dp_steps(model, discipline: str = "collaborative", cap: int | None = 
     (``redundancy:K:D``, nested models under the collaborative discipline, ``uninformed:N``
     under ``rais``) are solved without the general DP and count (classes + servers) squared.
     Returns ``None`` when the unions alone pass ``cap`` (counting then stops early).
+
+    Parameters
+    ----------
+    model : Model
+        The model.
+    discipline : str
+        ``"collaborative"``, ``"alis"`` or ``"rais"``.
+    cap : int, optional
+        Stop counting past about this many steps.
+
+    Returns
+    -------
+    int or None
+        The estimated steps, or ``None`` past ``cap``.
+
+    Running time: that of :func:`count_unions` with cap ``cap / (J + M)``.
 
     Examples
     --------
@@ -277,6 +335,31 @@ def check_expanded(model, quantity: str, discipline: str, what: str, args: Any =
     ------
     TooLargeError
         The bound is past the limit (``ring:4`` ALIS mean numbers: about 3.0e+07 terms).
+
+    Parameters
+    ----------
+    model : Model
+        The model (symbolic rates).
+    quantity, discipline : str
+        As :func:`symq.formulas.structured`.
+    what : str
+        The input as the user wrote it, for the error message.
+    args : argparse.Namespace, optional
+        The command's parsed arguments (``--max-work``, ``--no-limits``).
+
+    Returns
+    -------
+    int
+        The bound on the number of terms.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> check_expanded(model("n"), "mean-number", "collaborative", "derive n --form expanded")
+    88
+
+    Running time: that of the structured definitions evaluated on a line (milliseconds for
+    the built-in models).
     """
     from .formulas import structured
     estimate = structured(model, quantity, discipline).expanded_size()
@@ -292,6 +375,22 @@ def estimate_states(process, max_jobs: int, sample: int = 3000) -> tuple[int, bo
     Enumerates the first levels while they hold at most ``sample`` states, then extrapolates
     geometrically with the growth ratio of the last two levels (exact for the FCFS class
     sequences, whose levels grow by the number of classes; an overestimate when growth slows).
+
+    Parameters
+    ----------
+    process
+        A process of :func:`symq.balance.build_process`.
+    max_jobs : int
+        The balance check's ``max_jobs``.
+    sample : int
+        Enumerate levels while they hold at most this many states.
+
+    Returns
+    -------
+    tuple of (int, bool)
+        The (estimated) number of states and whether it is exact.
+
+    Running time: O(sample) states enumerated (plus the first level past it).
 
     Examples
     --------
@@ -327,6 +426,18 @@ def sweep_work(max_classes: int, max_servers: int) -> int:
     r"""Steps of the graph enumeration of :func:`symq.graphs.compatibility_graphs`:
     $\sum_{j\le J,\,m\le M}\binom{2^m+j-2}{j}\,m!$ (candidate rows times relabellings).
 
+    Parameters
+    ----------
+    max_classes, max_servers : int
+        The sweep's ``--classes J`` and ``--servers M``.
+
+    Returns
+    -------
+    int
+        The step count.
+
+    Running time: O(J M) big-integer binomials.
+
     Examples
     --------
     >>> sweep_work(3, 3)
@@ -339,7 +450,27 @@ def sweep_work(max_classes: int, max_servers: int) -> int:
 
 
 def compensation_box_states(box: int, s: int) -> int:
-    """States ``s * box**2`` of the near-origin box of the compensation solver."""
+    """States ``s * box**2`` of the near-origin box of the compensation solver.
+
+    Parameters
+    ----------
+    box : int
+        The box side ``N0``.
+    s : int
+        The number of servers.
+
+    Returns
+    -------
+    int
+        The number of box states.
+
+    Examples
+    --------
+    >>> compensation_box_states(120, 2)
+    28800
+
+    Running time: O(1).
+    """
     return s * box * box
 
 
@@ -351,6 +482,33 @@ def elapsed_ticker(label: str, enabled: bool | None = None, after: float = 2.0,
 
     Only on a terminal (``enabled=None`` asks ``stream.isatty()``); the line is erased at the end.
     A stand-in for a progress bar where the computation has no progress callback.
+
+    Parameters
+    ----------
+    label : str
+        The text before the seconds.
+    enabled : bool, optional
+        Show the ticker (``None``: when ``stream`` is a terminal).
+    after : float
+        Seconds before the first tick.
+    stream : file, optional
+        Where to write (default ``sys.stderr``).
+
+    Yields
+    ------
+    None
+        Once: the body of the ``with`` statement runs there.
+
+    Examples
+    --------
+    >>> import io
+    >>> out = io.StringIO()
+    >>> with elapsed_ticker("solving", stream=out):   # not a terminal: shows nothing
+    ...     pass
+    >>> out.getvalue()
+    ''
+
+    Running time: O(1) plus one write a second on a terminal (a background thread).
     """
     stream = sys.stderr if stream is None else stream
     if enabled is None:
