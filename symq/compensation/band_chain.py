@@ -18,10 +18,32 @@ def band_chain_law(lam, mu1, mu2, s, q, n1, width):
     Moves that leave the truncated set are dropped. The probability mass far from the routing line
     q2 = s q1 decays geometrically, so a band is a much smaller truncation than a box.
 
+    Parameters
+    ----------
+    lam, mu1, mu2 : float
+        Arrival rate and the two service rates (converted with ``float``).
+    s : int
+        1 for JSQ, the server-2 speed for SED.
+    q : float
+        Probability that a tie goes to queue 1.
+    n1 : int
+        Largest ``q1`` kept.
+    width : int
+        Half-width of the band around ``q2 = s q1``.
+
     Returns
     -------
     (dict, float)
         The probability of each state ``(q1, q2)`` and the mean number in system.
+
+    Examples
+    --------
+    >>> law, mean = band_chain_law(1, 1, 1, 1, 0.5, 20, 6)   # symmetric JSQ, rho = 1/2
+    >>> round(mean, 4), round(law[(0, 0)], 4)
+    (1.4263, 0.316)
+
+    Running time: one sparse LU of the n = O(n1 width) band states (fill-in about O(n width))
+    and one refinement step, in double precision.
     """
     import numpy as np
     from scipy import sparse
