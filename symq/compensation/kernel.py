@@ -44,6 +44,11 @@ def product_form_kernels(s: int = 1) -> dict[str, sympy.Expr]:
     Substitutes $p(q_1,q_2)=a^{q_1}b^{q_2}$ into the balance equation of a representative interior
     state of each region and divides by $a^{q_1}b^{q_2}$.
 
+    Parameters
+    ----------
+    s : int
+        1 for JSQ (symbolic $\mu_1,\mu_2$), the server-2 speed for SED ($\mu_1=1$, $\mu_2=s$).
+
     Returns
     -------
     dict
@@ -55,6 +60,8 @@ def product_form_kernels(s: int = 1) -> dict[str, sympy.Expr]:
     >>> k = product_form_kernels(1)
     >>> print(k["upper"])
     a*mu_1 + b*mu_2 - lambda - mu_1 - mu_2 + lambda/a
+
+    Running time: O(s) sympy operations (two balance equations of at most 5 terms).
     """
     lam = sympy.Symbol("lambda", positive=True)
     mu1, mu2 = sympy.Symbol("mu_1", positive=True), sympy.Symbol("mu_2", positive=True)
@@ -73,6 +80,20 @@ def product_form_kernels(s: int = 1) -> dict[str, sympy.Expr]:
 
 def kernel_polynomials(s: int = 1) -> dict[str, sympy.Expr]:
     r"""$K_U(\alpha,b)$ and $K_L(\alpha,b)$: the kernels after $a=\alpha/b^s$, cleared of denominators.
+
+    Parameters
+    ----------
+    s : int
+        As :func:`product_form_kernels`.
+
+    Returns
+    -------
+    dict
+        ``{"upper": K_U, "lower": K_L}``, polynomials in ``alpha`` and ``b`` with a positive
+        leading coefficient.
+
+    Running time: that of :func:`product_form_kernels` plus two sympy expansions of degree
+    O(s).
 
     Examples
     --------
@@ -94,7 +115,25 @@ def kernel_polynomials(s: int = 1) -> dict[str, sympy.Expr]:
 
 
 def kernels_latex(s: int = 1) -> str:
-    r"""Both kernel equations in LaTeX, e.g. for the ``--format latex`` output."""
+    r"""Both kernel equations in LaTeX, e.g. for the ``--format latex`` output.
+
+    Parameters
+    ----------
+    s : int
+        As :func:`product_form_kernels`.
+
+    Returns
+    -------
+    str
+        ``K_U(\alpha,b) = ... = 0,\qquad K_L(\alpha,b) = ... = 0``.
+
+    Examples
+    --------
+    >>> print(kernels_latex(1).split(r"\qquad ")[1])
+    K_L(\alpha,b) = \alpha \mu_{1} + b^{2} \mu_{2} - b \lambda - b \mu_{1} - b \mu_{2} + \lambda = 0
+
+    Running time: that of :func:`kernel_polynomials`.
+    """
     k = kernel_polynomials(s)
     return ("K_U(\\alpha,b) = " + sympy.latex(k["upper"]) + " = 0,\\qquad "
             "K_L(\\alpha,b) = " + sympy.latex(k["lower"]) + " = 0")
@@ -132,6 +171,30 @@ def upper_roots(alpha, s, lam, mu1, mu2):
     $\lambda z^{2s}+\mu_2\alpha^{1/s}z^{s+1}-\sigma z^s+\mu_1=0$ with $|z|<1$ (§4.3 and §7 item 4).
     For $s=1$ the root is the closed form $b=2\mu_1\alpha/(\sigma+\sqrt{\sigma^2-4\mu_1(\lambda+\mu_2\alpha)})$.
 
+    Parameters
+    ----------
+    alpha : mpmath number
+        The group's decay $\alpha$.
+    s : int
+        1 for JSQ, the server-2 speed for SED.
+    lam, mu1, mu2 : mpmath numbers
+        The rates at the working precision.
+
+    Returns
+    -------
+    list
+        The $s$ roots $b$ (mpmath numbers; complex for $s>1$).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> with mpmath.workdps(20):
+    ...     [mpmath.nstr(b, 10) for b in upper_roots(mpmath.mpf(1) / 4, 1, 1, 1, 1)]
+    ['0.1']
+
+    Running time: O(1) for $s=1$; otherwise an O(s^2) polynomial root approximation and
+    Newton refinement of the $s$ roots at the current precision.
+
     Raises
     ------
     VerificationError
@@ -165,6 +228,30 @@ def lower_root(alpha, s, lam, mu1, mu2):
     r"""The root $b$ of $K_L(\alpha,b)=0$ with $|b|>1$ (§3.3, §4.3).
 
     For $s=1$: $b=(\sigma+\sqrt{\sigma^2-4\mu_2(\lambda+\mu_1\alpha)})/(2\mu_2)$.
+
+    Parameters
+    ----------
+    alpha : mpmath number
+        The group's decay $\alpha$.
+    s : int
+        1 for JSQ, the server-2 speed for SED.
+    lam, mu1, mu2 : mpmath numbers
+        The rates at the working precision.
+
+    Returns
+    -------
+    mpmath number
+        The root $b$ with $|b|>1$.
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> with mpmath.workdps(20):
+    ...     mpmath.nstr(lower_root(mpmath.mpf(1) / 4, 1, 1, 1, 1), 10)
+    '2.5'
+
+    Running time: O(1) for $s=1$; otherwise an O(s^2) polynomial root approximation and
+    one Newton refinement at the current precision.
 
     Raises
     ------
