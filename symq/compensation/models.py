@@ -45,6 +45,18 @@ POLICIES = ("jsq", "asymmetric", "sed")
 def exact_fraction(value: Any, what: str) -> Fraction:
     """An exact rational from ``"9/10"``, ``"0.9"`` (read as 9/10), an int or a Fraction.
 
+    Parameters
+    ----------
+    value : str, int, Fraction or sympy.Rational
+        The number.
+    what : str
+        Its name, for the error message.
+
+    Returns
+    -------
+    Fraction
+        The exact value.
+
     Raises
     ------
     ModelError
@@ -56,6 +68,8 @@ def exact_fraction(value: Any, what: str) -> Fraction:
     Fraction(9, 10)
     >>> exact_fraction("9/10", "rho")
     Fraction(9, 10)
+
+    Running time: O(d^2) for a number of d digits (the bounded rate parser).
     """
     if isinstance(value, bool):
         raise ModelError(f"{what} is the boolean {value}; give a number such as 9/10")
@@ -159,10 +173,28 @@ class RoutingModel(Displayed):
 def symmetric_jsq(rho: Any) -> RoutingModel:
     r"""Symmetric JSQ: two servers of rate 1, arrival rate $2\rho$, ties split equally ([AWZ90]_).
 
+    Parameters
+    ----------
+    rho : str, int or Fraction
+        The load $0<\rho<1$, exact (as :func:`exact_fraction`).
+
+    Returns
+    -------
+    RoutingModel
+        The model (``policy == "jsq"``).
+
+    Raises
+    ------
+    ModelError
+        ``rho`` not an exact positive number (:class:`~symq.errors.UnstableModelError` for
+        $\rho\ge1$).
+
     Examples
     --------
     >>> symmetric_jsq("9/10").arrival_rate
     Fraction(9, 5)
+
+    Running time: O(1).
     """
     rho = exact_fraction(rho, "rho")
     _check_load(rho)
@@ -170,14 +202,68 @@ def symmetric_jsq(rho: Any) -> RoutingModel:
 
 
 def asymmetric_jsq(arrival_rate: Any, mu1: Any, mu2: Any, q: Any = "1/2") -> RoutingModel:
-    r"""Asymmetric JSQ: server rates $\mu_1,\mu_2$, ties to queue 1 with probability $q$ (§3)."""
+    r"""Asymmetric JSQ: server rates $\mu_1,\mu_2$, ties to queue 1 with probability $q$ (§3).
+
+    Parameters
+    ----------
+    arrival_rate, mu1, mu2 : str, int or Fraction
+        $\lambda$, $\mu_1$, $\mu_2$, exact (as :func:`exact_fraction`).
+    q : str, int or Fraction
+        Tie probability to queue 1.
+
+    Returns
+    -------
+    RoutingModel
+        The model (``policy == "asymmetric"``).
+
+    Raises
+    ------
+    ModelError
+        A value that is not an exact number.
+
+    Examples
+    --------
+    >>> m = asymmetric_jsq("1/2", 1, 2)
+    >>> m.arrival_rate, m.service_rates, m.tie_probability
+    (Fraction(1, 2), (Fraction(1, 1), Fraction(2, 1)), Fraction(1, 2))
+
+    Running time: O(1).
+    """
     return RoutingModel("asymmetric", exact_fraction(arrival_rate, "lambda"),
                         (exact_fraction(mu1, "mu_1"), exact_fraction(mu2, "mu_2")), 1,
                         exact_fraction(q, "q"))
 
 
 def sed(s: Any, q: Any, rho: Any) -> RoutingModel:
-    r"""SED routing with server rates 1 and $s$, arrival rate $\lambda=\rho(1+s)$ (§4)."""
+    r"""SED routing with server rates 1 and $s$, arrival rate $\lambda=\rho(1+s)$ (§4).
+
+    Parameters
+    ----------
+    s : int
+        Speed of server 2, a positive integer.
+    q : str, int or Fraction
+        Tie probability to queue 1.
+    rho : str, int or Fraction
+        The load $0<\rho<1$.
+
+    Returns
+    -------
+    RoutingModel
+        The model (``policy == "sed"``).
+
+    Raises
+    ------
+    ModelError
+        ``s`` not a positive integer, a value that is not exact, or $\rho\le0$
+        (:class:`~symq.errors.UnstableModelError` for $\rho\ge1$).
+
+    Examples
+    --------
+    >>> sed(2, "1/2", "1/2").arrival_rate
+    Fraction(3, 2)
+
+    Running time: O(1).
+    """
     s_int = _positive_integer(s)
     rho = exact_fraction(rho, "rho")
     _check_load(rho)
@@ -210,6 +296,25 @@ def region(state: tuple[int, int], s: int) -> str:
     r"""``"upper"`` ($j>q_1$), ``"lower"`` ($j<q_1$) or ``"boundary"`` ($j=q_1$), $j=\lfloor q_2/s\rfloor$.
 
     In the upper region every arrival joins queue 1, in the lower region queue 2 (§1).
+
+    Parameters
+    ----------
+    state : tuple of int
+        $(q_1, q_2)$.
+    s : int
+        1 for JSQ, the server-2 speed for SED.
+
+    Returns
+    -------
+    str
+        The region's name.
+
+    Examples
+    --------
+    >>> region((1, 3), 1), region((2, 2), 1), region((2, 3), 2)
+    ('upper', 'boundary', 'lower')
+
+    Running time: O(1).
     """
     q1, q2 = state
     j = q2 // s
@@ -223,6 +328,28 @@ def transitions(state: tuple[int, int], s: int, lam: Any, mu1: Any, mu2: Any, q:
     $s(q_1+1)$ with $q_2+1$; server $k$ completes at rate $\mu_k$ when $q_k\ge1$. The rates may be
     numbers or sympy symbols; zero rates (a tie with $q\in\{0,1\}$) are left out when they are
     numbers.
+
+    Parameters
+    ----------
+    state : tuple of int
+        $(q_1, q_2)$.
+    s : int
+        1 for JSQ, the server-2 speed for SED.
+    lam, mu1, mu2, q
+        Arrival rate, service rates and tie probability (numbers or sympy expressions).
+
+    Returns
+    -------
+    list of (tuple, rate)
+        The target states with their rates.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> transitions((0, 0), 1, 1, 1, 1, Fraction(1, 2))   # a tie at the origin
+    [((1, 0), Fraction(1, 2)), ((0, 1), Fraction(1, 2))]
+
+    Running time: O(1).
     """
     q1, q2 = state
     out = []
@@ -246,6 +373,27 @@ def incoming(state: tuple[int, int], s: int, lam: Any, mu1: Any, mu2: Any, q: An
     r"""Column ``state`` of the generator: ``[(source, Q(source, state))]``, the diagonal included.
 
     The global-balance equation at ``state`` is $\sum_y p(y)\,Q(y,x) = 0$ over this list.
+
+    Parameters
+    ----------
+    state : tuple of int
+        $(q_1, q_2)$.
+    s, lam, mu1, mu2, q
+        As :func:`transitions`.
+
+    Returns
+    -------
+    list of (tuple, rate)
+        The source states with their rates into ``state``; ``state`` itself with minus its
+        total outflow.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> incoming((0, 0), 1, 1, 1, 1, Fraction(1, 2))
+    [((0, 0), Fraction(-1, 1)), ((1, 0), 1), ((0, 1), 1)]
+
+    Running time: O(1) (five calls of :func:`transitions`).
     """
     q1, q2 = state
     result = []
@@ -290,6 +438,8 @@ def balance_equations(s: int = 1) -> dict[str, sympy.Eq]:
     >>> eqs = balance_equations(1)
     >>> print(eqs["origin"])
     Eq(lambda*p(q_1, q_2), mu_1*p(q_1 + 1, q_2) + mu_2*p(q_1, q_2 + 1))
+
+    Running time: O(s) representative states, each O(1) sympy operations.
     """
     lam = sympy.Symbol("lambda", positive=True)
     mu1, mu2 = (sympy.Symbol("mu_1", positive=True), sympy.Symbol("mu_2", positive=True))
