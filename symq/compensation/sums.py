@@ -34,7 +34,35 @@ def _g1(x, n0):
 
 
 def tail_sums(group, s, n0):
-    r"""$(S_0, S_1, S_2)$ of one group (its terms and boundary values) outside the box of size ``n0``."""
+    r"""$(S_0, S_1, S_2)$ of one group (its terms and boundary values) outside the box of size ``n0``.
+
+    Parameters
+    ----------
+    group
+        A group of :func:`~symq.compensation.tree.build_levels` (``terms``, ``h``, ``alpha``).
+    s : int
+        1 for JSQ, the server-2 speed for SED.
+    n0 : int
+        The box size $N_0$.
+
+    Returns
+    -------
+    tuple
+        $(S_0, S_1, S_2)$, unnormalised mpmath numbers (module docstring).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from symq.compensation import symmetric_jsq
+    >>> from symq.compensation.steps import NumericModel
+    >>> from symq.compensation.tree import build_levels
+    >>> with mpmath.workdps(20):
+    ...     group = next(build_levels(NumericModel(symmetric_jsq("1/2")), [(0, 0)]))[0]
+    ...     [mpmath.nstr(x, 8) for x in tail_sums(group, 1, 3)]
+    ['0.099722222', '0.2745679', '0.2745679']
+
+    Running time: O(T s) operations for a group of T terms, at the current precision.
+    """
     s0 = s1 = s2 = 0
     for t in group.terms:
         a, b, c = t.a, t.b, t.coef

@@ -46,6 +46,31 @@ def build_levels(nm: NumericModel, probes, prune=None, merge=True, max_groups=20
         Merge children with equal $\alpha$.
     max_groups : int
         Raise :class:`TreeTooLargeError` beyond this many groups in total.
+
+    Yields
+    ------
+    list
+        The groups of one level (the chain of symmetric JSQ has one per level; asymmetric JSQ
+        doubles, SED multiplies by $s+1$, before merging and pruning). The generator ends when
+        pruning leaves no new term.
+
+    Raises
+    ------
+    TreeTooLargeError
+        More than ``max_groups`` groups in total.
+
+    Examples
+    --------
+    >>> import itertools, mpmath
+    >>> from symq.compensation import asymmetric_jsq
+    >>> with mpmath.workdps(20):
+    ...     nm = NumericModel(asymmetric_jsq("1/2", 1, 2))
+    ...     [len(level) for level in itertools.islice(build_levels(nm, [(3, 3)]), 4)]
+    [1, 2, 4, 8]
+
+    Running time: per group, its vertical steps ($s+1$ terms, a kernel root each) and one
+    horizontal step (a linear system of $2s+1$ unknowns); O(G s^3) operations for G groups,
+    at most ``max_groups``.
     """
     s = nm.s
     level = [nm.initial_group()]
