@@ -39,7 +39,32 @@ def _grid(model, size):
 
 
 def heat_values(model: RoutingModel, size: int = 12, digits: int = 12):
-    """``{(q1, q2): float}`` of $P(q_1,q_2)$ on $q_1\\le$ ``size``, $q_2\\le s\\cdot$``size``."""
+    """``{(q1, q2): float}`` of $P(q_1,q_2)$ on $q_1\\le$ ``size``, $q_2\\le s\\cdot$``size``.
+
+    Parameters
+    ----------
+    model : RoutingModel
+        The routing model.
+    size : int
+        The grid's extent in ``q1``.
+    digits : int
+        Digits of the hybrid solution (its box holds the whole grid).
+
+    Returns
+    -------
+    (dict, CompensationResult)
+        The probabilities on the grid as floats, and the solution they come from.
+
+    Examples
+    --------
+    >>> from symq.compensation import symmetric_jsq
+    >>> values, result = heat_values(symmetric_jsq("1/2"), size=2, digits=8)
+    >>> len(values), round(values[(0, 0)], 6)
+    (9, 0.315967)
+
+    Running time: that of :func:`~symq.compensation.hybrid.solve` with a box of at least
+    ``size + 1``.
+    """
     from .hybrid import default_box
     # a box that holds the whole grid: every pictured value comes from the balance equations
     result = solve(model, digits=digits, box=max(default_box(model, digits), size + 1))
@@ -47,7 +72,33 @@ def heat_values(model: RoutingModel, size: int = 12, digits: int = 12):
 
 
 def levels_needed(model: RoutingModel, size: int = 8, max_levels: int = 4, tolerance=1e-6):
-    """``{(q1, q2): L}``: levels the pure series needs at each state (see the module docstring)."""
+    """``{(q1, q2): L}``: levels the pure series needs at each state (see the module docstring).
+
+    Parameters
+    ----------
+    model : RoutingModel
+        The routing model.
+    size : int
+        The grid's extent in ``q1``.
+    max_levels : int
+        Levels tried; a state still off after them gets ``max_levels + 1``.
+    tolerance : float
+        Relative agreement with the hybrid value that counts as converged.
+
+    Returns
+    -------
+    dict
+        ``{(q1, q2): levels}``.
+
+    Examples
+    --------
+    >>> from symq.compensation import symmetric_jsq
+    >>> levels_needed(symmetric_jsq("1/2"), size=1, max_levels=2)
+    {(0, 0): 3, (0, 1): 3, (1, 0): 3, (1, 1): 3}
+
+    Running time: that of :func:`heat_values`, plus O(T G) term evaluations for T terms of
+    the first ``max_levels`` levels and G grid states.
+    """
     values, result = heat_values(model, size, digits=15)
     grid = list(values)
     with mpmath.workdps(25):
@@ -88,6 +139,33 @@ def write_pictures(model: RoutingModel, directory: str, rhos=("1/2", "7/10", "9/
     The drawing is :mod:`symq.pictures.compensation` (the ``heatmap`` and ``levels`` kinds of
     ``symq plot``); file names carry the actual parameters, e.g.
     ``sed-heatmap-s=3-q=2_5-rho=9_10-panels=1_2-7_10.png``.
+
+    Parameters
+    ----------
+    model : RoutingModel
+        The routing model.
+    directory : str
+        Where the PNG files go.
+    rhos : tuple of str
+        Loads of the heat-map panels.
+    size : int
+        The heat map's extent in ``q1``.
+
+    Returns
+    -------
+    dict
+        ``{"heatmap": path, "levels": path}``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from symq.compensation import symmetric_jsq
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     sorted(write_pictures(symmetric_jsq("1/2"), d, rhos=("1/2",), size=3))
+    ['heatmap', 'levels']
+
+    Running time: one :func:`heat_values` per panel and one :func:`levels_needed` (on a
+    6-wide grid, 4 levels), then matplotlib's drawing (about a second).
     """
     from ..pictures import close, save
     from ..pictures.compensation import draw_heatmap, draw_levels
