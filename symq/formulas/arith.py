@@ -61,7 +61,36 @@ def _walk(expr: sympy.Expr, leaf, number, cache: dict) -> Any:
 
 def evaluate_definitions(definitions: list[Definition], leaf, number) -> dict[str, Any]:
     """Every definition's value: ``leaf(symbol)`` gives a rate symbol's value and ``number``
-    a sympy rational's, in one domain with ``+ * /``."""
+    a sympy rational's, in one domain with ``+ * /``.
+
+    Parameters
+    ----------
+    definitions : list of Definition
+        The definitions of a :class:`~symq.formulas.Structured`, each after those it uses.
+    leaf : callable
+        ``sympy.Symbol -> value``.
+    number : callable
+        ``sympy.Rational -> value``.
+
+    Returns
+    -------
+    dict
+        ``{definition name: value}``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from symq.formulas import structured
+    >>> f = structured("n", "empty-probability")
+    >>> rates = {"lambda_1": Fraction(1, 4), "lambda_2": Fraction(1, 4), "mu_1": 1, "mu_2": 1}
+    >>> env = evaluate_definitions(f.definitions, lambda s: Fraction(rates[s.name]),
+    ...                            lambda r: Fraction(int(r.p), int(r.q)))
+    >>> env["P__empty"]
+    Fraction(9, 14)
+
+    Running time: one domain operation per name and coefficient of every term of every
+    definition (linear in the size of the definitions), times the domain's cost.
+    """
     cache: dict = {}
     env: dict[str, Any] = {}
     one = number(sympy.Integer(1))
@@ -89,7 +118,32 @@ def evaluate_definitions(definitions: list[Definition], leaf, number) -> dict[st
 
 
 def at_point(definitions: list[Definition], values: Mapping[sympy.Symbol, Any]) -> dict[str, Fraction]:
-    """Exact rational values of every definition with the rate symbols at ``values``."""
+    """Exact rational values of every definition with the rate symbols at ``values``.
+
+    Parameters
+    ----------
+    definitions : list of Definition
+        As :func:`evaluate_definitions`.
+    values : mapping
+        ``{sympy.Symbol: rational}`` for every rate symbol the definitions use.
+
+    Returns
+    -------
+    dict
+        ``{definition name: Fraction}``.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> from symq.formulas import structured
+    >>> f = structured("n", "empty-probability")
+    >>> point = {s: sympy.Rational(1, 4) if s.name.startswith("lambda") else 1
+    ...          for s in f.model.symbols}
+    >>> at_point(f.definitions, point)["P__empty"]
+    Fraction(9, 14)
+
+    Running time: that of :func:`evaluate_definitions` in exact rationals.
+    """
     point = {s: Fraction(int(sympy.Rational(v).p), int(sympy.Rational(v).q)) for s, v in values.items()}
     return evaluate_definitions(definitions, lambda s: point[s],
                                 lambda r: Fraction(int(r.p), int(r.q)))
@@ -647,7 +701,32 @@ class FD:
 
 def to_text(value: RF, form: str = "expanded", latex: bool = False) -> str:
     """A cancelled rational function printed directly from its polynomials: text that
-    :func:`symq.expressions.parse_formula` reads, or LaTeX."""
+    :func:`symq.expressions.parse_formula` reads, or LaTeX.
+
+    Parameters
+    ----------
+    value : RF
+        The rational function.
+    form : str
+        ``"expanded"`` or ``"factored"``.
+    latex : bool
+        LaTeX instead of text.
+
+    Returns
+    -------
+    str
+        The printed function.
+
+    Examples
+    --------
+    >>> from symq.formulas import structured
+    >>> value = structured("n", "empty-probability").expanded_values()
+    >>> print(to_text(value, "factored"))
+    -(lambda_1 - mu_1)*(lambda_1 + lambda_2 - mu_1 - mu_2)/(mu_1*(lambda_1 - mu_1 - mu_2))
+
+    Running time: linear in the number of terms (``"factored"``: plus flint's factoring of
+    the numerator and of the denominator past its known factors).
+    """
     f = value.field
     printer = f.poly_latex if latex else f.poly_text
     if form == "factored":
@@ -666,7 +745,30 @@ def to_text(value: RF, form: str = "expanded", latex: bool = False) -> str:
 
 def to_sympy(value: RF, form: str = "expanded") -> sympy.Expr:
     """A cancelled rational function as sympy: ``expanded`` (numerator and denominator
-    multiplied out) or ``factored`` (each factored over the integers by flint)."""
+    multiplied out) or ``factored`` (each factored over the integers by flint).
+
+    Parameters
+    ----------
+    value : RF
+        The rational function.
+    form : str
+        ``"expanded"`` or ``"factored"``.
+
+    Returns
+    -------
+    sympy.Expr
+        Numerator over denominator.
+
+    Examples
+    --------
+    >>> from symq.formulas import structured
+    >>> value = structured("n", "empty-probability").expanded_values()
+    >>> to_sympy(value, "factored")
+    (-lambda_1 + mu_1)*(lambda_1 + lambda_2 - mu_1 - mu_2)/(mu_1*(lambda_1 - mu_1 - mu_2))
+
+    Running time: linear in the number of terms (``"factored"``: plus flint's factoring, as
+    :func:`to_text`), and sympy's construction of the expression.
+    """
     f = value.field
     if form == "factored":
         return f.factored(value.num) / f.factored(value.den, value.den_factors)

@@ -230,7 +230,37 @@ def _finish(b: Builder, quantity: str, discipline: str, g: str, **known) -> dict
 def build(model: Model, quantity: str, discipline: str) -> tuple[Builder, dict[str, Any]]:
     """The definitions of ``quantity`` of ``model`` under ``discipline`` and the shape of the
     result (``{"result": name}``, ``{"total": name, "per_class": {...}}`` or
-    ``{"per_server": {...}}``), names of definitions."""
+    ``{"per_server": {...}}``), names of definitions.
+
+    Parameters
+    ----------
+    model : Model
+        The model.
+    quantity : str
+        As :func:`symq.formulas.structured`.
+    discipline : str
+        ``"collaborative"``, ``"alis"`` or ``"rais"``.
+
+    Returns
+    -------
+    tuple of (Builder, dict)
+        The builder holding the definitions, and the shape.
+
+    Raises
+    ------
+    ModelError
+        An unknown discipline (or quantity).
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> b, shape = build(model("n"), "empty-probability", "collaborative")
+    >>> shape
+    {'result': 'P__empty'}
+
+    Running time: as :func:`symq.formulas.structured`: O(U J) definitions (collaborative),
+    O(2^M M) (ALIS, RAIS), O(J 2^M M) for RAIS mean numbers.
+    """
     b = Builder(model)
     if discipline == "collaborative":
         from ..nested import is_nested
