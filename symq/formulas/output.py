@@ -29,7 +29,25 @@ __all__ = ["derive_result", "latex_rows", "label_latex"]
 
 def label_latex(label: str) -> str:
     r"""A result label (``"total"``, ``"per_class 1"``, ``"per_server 2"``, ``"lst 1"``) as a
-    LaTeX name: $L$, $L_{1}$, $\psi_{2}$, $\text{lst}_{1}$."""
+    LaTeX name: $L$, $L_{1}$, $\psi_{2}$, $\text{lst}_{1}$.
+
+    Parameters
+    ----------
+    label : str
+        A label of :func:`symq.quantities.flatten_result` (empty for a single value).
+
+    Returns
+    -------
+    str
+        LaTeX math-mode material (empty for an empty label).
+
+    Examples
+    --------
+    >>> print(label_latex("per_class 1"), label_latex("total"))
+    \text{class 1} \text{total}
+
+    Running time: O(len(label)).
+    """
     if not label:
         return ""
     parts = label.split(" ", 1)
@@ -56,7 +74,32 @@ def _sub(text: str) -> str:
 
 def latex_rows(rows: list[tuple[str, str]]) -> str:
     r"""``[(label LaTeX, formula LaTeX)]`` as valid LaTeX: one formula alone in ``\[...\]``,
-    several in one ``align*`` (``label &= formula``)."""
+    several in one ``align*`` (``label &= formula``).
+
+    Parameters
+    ----------
+    rows : list of (str, str)
+        Label LaTeX (may be empty) and formula LaTeX.
+
+    Returns
+    -------
+    str
+        A display-math LaTeX block.
+
+    Examples
+    --------
+    >>> print(latex_rows([("", "x")]))
+    \[
+    x
+    \]
+    >>> print(latex_rows([("L_1", "x"), ("L_2", "y")]))
+    \begin{align*}
+    L_1 &= x \\
+    L_2 &= y
+    \end{align*}
+
+    Running time: O(total length of the rows).
+    """
     if len(rows) == 1 and not rows[0][0]:
         return "\\[\n" + rows[0][1] + "\n\\]"
     body = " \\\\\n".join(f"{label} &= {tex}" if label else f"&{tex}" for label, tex in rows)
@@ -75,10 +118,39 @@ def derive_result(model: Model, quantity: str, discipline: str, form: str,
     and factored forms only that way (the other entry is None: printing tens of megabytes
     twice costs seconds), ``"all"`` both (JSON).
 
+    Parameters
+    ----------
+    model : Model
+        The model.
+    quantity : str
+        As :func:`symq.formulas.structured`.
+    discipline : str
+        ``"collaborative"``, ``"alis"`` or ``"rais"``.
+    form : str
+        One of :data:`symq.formulas.FORMS`.
+    want : str
+        ``"all"``, ``"text"`` or ``"latex"``.
+
+    Returns
+    -------
+    dict
+        The entries above (and ``"json_result"``, the result's shape for JSON).
+
     Raises
     ------
     ModelError
         An unknown form.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> out = derive_result(model("n"), "empty-probability", "collaborative", "factored")
+    >>> out["form"], out["text"]
+    ('factored', '-(lambda_1 - mu_1)*(lambda_1 + lambda_2 - mu_1 - mu_2)/(mu_1*(lambda_1 - mu_1 - mu_2))')
+
+    Running time: that of :func:`symq.formulas.structured`, plus for the expanded and factored
+    forms that of :meth:`symq.formulas.Structured.expanded_values` and the printing (linear
+    in the size of the result).
     """
     if form not in FORMS:
         raise ModelError(f"unknown form {form!r}; available: {', '.join(FORMS)}")
