@@ -24,7 +24,27 @@ LINE_UNITS = 58
 
 
 def width(tex: str) -> float:
-    """Estimated printed width of ``tex`` in glyph units."""
+    """Estimated printed width of ``tex`` in glyph units.
+
+    Parameters
+    ----------
+    tex : str
+        LaTeX math.
+
+    Returns
+    -------
+    float
+        Glyphs, with operators counted twice and sub- and superscripts at 0.65; a fraction
+        is as wide as its wider part.
+
+    Examples
+    --------
+    >>> width("x_{1}"), width(r"\\frac{a+b}{c}")
+    (1.65, 4.0)
+
+    Running time: a few regular-expression passes over ``tex`` (linear), once more per
+    nested fraction.
+    """
     s = re.sub(r"\\(left|right|Bigl|Bigr|bigl|bigr|quad|qquad|,|;)", "", tex)
     s = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}",
                lambda m: "x" * int(max(width(m.group(1)), width(m.group(2)))), s)
@@ -114,7 +134,31 @@ def _denominator(d: Definition, names: dict[str, str]) -> str | None:
 
 def definition_latex(d: Definition, names: dict[str, str], limit: float = LINE_UNITS) -> list[str]:
     """The right-hand side of ``d`` as one or more ``align`` line pieces (the first follows
-    ``&=``; the others are continuation lines)."""
+    ``&=``; the others are continuation lines).
+
+    Parameters
+    ----------
+    d : Definition
+        The definition.
+    names : dict
+        LaTeX of each definition name (:attr:`symq.formulas.Structured.names`).
+    limit : float
+        Line width in the units of :func:`width`.
+
+    Returns
+    -------
+    list of str
+        The line pieces.
+
+    Examples
+    --------
+    >>> from symq.formulas import structured
+    >>> f = structured("n", "empty-probability")
+    >>> print(definition_latex(f.definitions[2], f.names)[0])
+    \\frac{\\lambda_{2}}{\\mu_{1} + \\mu_{2} - \\lambda_{1}}
+
+    Running time: linear in the size of ``d`` (the terms and their widths).
+    """
     if d.product:
         return [" ".join(names[n] for n in d.terms[0].names) or "1"]
     parts = [_term_latex(t, names) for t in d.terms] or ["0"]
@@ -161,7 +205,30 @@ def definition_latex(d: Definition, names: dict[str, str], limit: float = LINE_U
 
 
 def align_block(rows: Iterable[tuple[str, list[str]]], star: bool = True) -> str:
-    r"""``\begin{align*} name &= ... \\ &\qquad ... \end{align*}`` of ``(name, lines)`` rows."""
+    r"""``\begin{align*} name &= ... \\ &\qquad ... \end{align*}`` of ``(name, lines)`` rows.
+
+    Parameters
+    ----------
+    rows : iterable of (str, list of str)
+        A name's LaTeX and its line pieces (:func:`definition_latex`).
+    star : bool
+        ``align*`` (unnumbered) or ``align``.
+
+    Returns
+    -------
+    str
+        The LaTeX block.
+
+    Examples
+    --------
+    >>> print(align_block([("x", ["a + b", "+ c"])]))
+    \begin{align*}
+    x &= a + b \\
+    &+ c
+    \end{align*}
+
+    Running time: O(total length of the rows).
+    """
     env = "align*" if star else "align"
     out = [rf"\begin{{{env}}}"]
     body = []
@@ -187,7 +254,27 @@ def _atom_text(coef: Any) -> str:
 
 def definition_text(d: Definition) -> str:
     """The right-hand side of ``d`` as an expression string that
-    :func:`symq.expressions.parse_expression` reads (rate symbols and earlier names)."""
+    :func:`symq.expressions.parse_expression` reads (rate symbols and earlier names).
+
+    Parameters
+    ----------
+    d : Definition
+        The definition.
+
+    Returns
+    -------
+    str
+        The expression text.
+
+    Examples
+    --------
+    >>> from symq.formulas import structured
+    >>> f = structured("n", "empty-probability")
+    >>> [definition_text(d) for d in f.definitions[2:]]
+    ['lambda_2/(-lambda_1 + mu_1 + mu_2)', '1 - rho__1_2', 'E__1*E__1_2']
+
+    Running time: linear in the number of terms of ``d``.
+    """
     out = ""
     for k, t in enumerate(d.terms):
         coef = sympy.sympify(t.coef)
