@@ -255,6 +255,20 @@ def structured(model: Model | str, quantity: str, discipline: str = "collaborati
     ``server-idle-probability``, ``mean-number``, ``mean-response-time``) of ``model`` under
     ``discipline``.
 
+    Parameters
+    ----------
+    model : Model or str
+        A model, or a built-in model's name (``"w"``, ``"ring:4"``, ...).
+    quantity : str
+        One of the quantities above.
+    discipline : str
+        ``"collaborative"``, ``"alis"`` or ``"rais"``.
+
+    Returns
+    -------
+    Structured
+        The named definitions, each after those it uses, and the result's shape.
+
     Raises
     ------
     ModelError
