@@ -215,7 +215,9 @@ def _row_name(label: str) -> str:
     if not label:
         return "value"
     key, _, rest = label.partition(" ")
-    word = {"per_class": "class", "per_server": "server"}.get(key, key.replace("_", " "))
+    word = {"per_class": "class", "per_server": "server", "lst": "LST, class",
+            "cdf": "CDF, class", "mean": "mean, class", "variance": "variance, class"
+            }.get(key, key.replace("_", " "))
     return escape(f"{word} {rest}".strip())
 
 
@@ -224,7 +226,8 @@ def _method_text(method: str) -> str:
     text = escape(method)
     for plain, math in (("prod(1 - rho\\_S)", r"$\prod_S(1-\rho_S)$"),
                         ("Phi(B) D(B)", r"$\Phi(B)D(B)$"), ("O(M\textasciicircum{}3)", r"$O(M^3)$"),
-                        ("pi(state)", r"$\pi(\text{state})$")):
+                        ("pi(state)", r"$\pi(\text{state})$"),
+                        ("G(lambda - theta e\_i)/G(lambda)", r"$G(\lambda-\theta e_i)/G(\lambda)$")):
         text = text.replace(plain, math)
     return text
 
