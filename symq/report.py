@@ -227,7 +227,7 @@ def _method_text(method: str) -> str:
     for plain, math in (("prod(1 - rho\\_S)", r"$\prod_S(1-\rho_S)$"),
                         ("Phi(B) D(B)", r"$\Phi(B)D(B)$"), ("O(M\textasciicircum{}3)", r"$O(M^3)$"),
                         ("pi(state)", r"$\pi(\text{state})$"),
-                        ("G(lambda - theta e\_i)/G(lambda)", r"$G(\lambda-\theta e_i)/G(\lambda)$")):
+                        (r"G(lambda - theta e\_i)/G(lambda)", r"$G(\lambda-\theta e_i)/G(\lambda)$")):
         text = text.replace(plain, math)
     return text
 
