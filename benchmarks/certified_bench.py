@@ -257,14 +257,37 @@ def main(argv=None) -> int:
           if exact_target is not None else "   not measured (skipped)")
     if args.profile:
         _profile(args.profile, args.seed)
+    _start_up()
     print("\n## LINE comparison")
-    try:
-        import line_solver  # noqa: F401
-        print("   line-solver is installed but the comparison is not written yet")
-    except ImportError:
-        print("   skipped: LINE (pip package line-solver) is not installed here")
+    print("   benchmarks/line_bench.py (LINE 3.0.8, pip package line-solver, in its own venv: "
+          "the N model, a 6-server ring, a 5-server nested model); skipped where LINE is absent")
     print(f"\nload average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     return 0
+
+
+START_UP = ["evaluate", "w", "empty-probability", "--set", "lambda_1=3/10", "--set",
+            "lambda_2=1/5", "--set", "lambda_3=1/2", "--set", "mu_1=1", "--set", "mu_2=4/5"]
+
+
+def _start_up(runs: int = 3) -> None:
+    """Wall time of one small ``symq evaluate`` command against ``import sympy`` alone (the
+    best of ``runs``): the start-up target is 0.5 s."""
+    import subprocess
+
+    def best(argv):
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, *argv], check=True, capture_output=True)
+            times.append(time.perf_counter() - start)
+        return min(times)
+    command = best(["-m", "symq.cli", *START_UP])
+    sympy_alone = best(["-c", "import sympy"])
+    bare = best(["-c", "pass"])
+    print("\n## start-up: symq evaluate w empty-probability --set ... (wall, best of "
+          f"{runs}), target < 0.5 s")
+    print(f"   command {command:.2f} s: {'met' if command < 0.5 else 'MISSED'}; "
+          f"python -c 'import sympy' alone {sympy_alone:.2f} s; bare python {bare:.2f} s")
 
 
 def _profile(m_size: int, seed: int) -> None:
