@@ -120,7 +120,7 @@ def kernels_latex(s: int = 1) -> str:
     Parameters
     ----------
     s : int
-        As :func:`product_form_kernels`.
+        The server-2 speed (1 for JSQ), passed on to :func:`kernel_polynomials`.
 
     Returns
     -------
@@ -231,12 +231,9 @@ def lower_root(alpha, s, lam, mu1, mu2):
 
     Parameters
     ----------
-    alpha : mpmath number
-        The group's decay $\alpha$.
-    s : int
-        1 for JSQ, the server-2 speed for SED.
-    lam, mu1, mu2 : mpmath numbers
-        The rates at the working precision.
+    alpha, s, lam, mu1, mu2
+        As for `upper_roots`: the decay $\alpha$, the server-2 speed $s$ (1 for JSQ) and the
+        rates $\lambda,\mu_1,\mu_2$ at the working precision.
 
     Returns
     -------
