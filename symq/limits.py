@@ -350,10 +350,12 @@ def check_expanded(model, quantity: str, discipline: str, what: str, args: Any =
     Returns
     -------
     int
-        The bound on the number of terms.
+        The bound on the number of terms, returned only when it is within ``expanded-terms``.
 
     Examples
     --------
+    Model N's collaborative mean number expands to at most 88 terms, well within the limit:
+
     >>> from symq import model
     >>> check_expanded(model("n"), "mean-number", "collaborative", "derive n --form expanded")
     88

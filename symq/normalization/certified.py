@@ -173,17 +173,19 @@ def exact_is_cheap(model: Model, discipline: str) -> bool:
     Parameters
     ----------
     model : Model
-        The model.
+        The model whose classes, compatibility sets and components are counted.
     discipline : str
-        ``"collaborative"``, ``"alis"`` or ``"rais"``.
+        ``"collaborative"``, ``"alis"`` or ``"rais"`` (it sets which of the limits above applies).
 
     Returns
     -------
     bool
-        Whether the exact route is the default.
+        ``True`` for exact rationals, ``False`` for arb balls.
 
     Examples
     --------
+    Model W splits into components small enough for exact ALIS:
+
     >>> from symq import example_model
     >>> exact_is_cheap(example_model("w"), "alis")
     True
@@ -208,20 +210,18 @@ def answers_certified(model: Model, discipline: str) -> bool:
 
     Parameters
     ----------
-    model : Model
-        The model.
-    discipline : str
-        ``"collaborative"``, ``"alis"`` or ``"rais"``.
+    model, discipline
+        As :func:`exact_is_cheap` (a symbolic model is never answered by digits).
 
     Returns
     -------
     bool
-        Whether the answer is certified digits rather than exact rationals.
+        Whether the answer comes as certified digits; when not, it is exact rationals.
 
     Examples
     --------
     >>> from symq import example_model
-    >>> answers_certified(example_model("w"), "alis")
+    >>> answers_certified(example_model("w"), discipline="alis")
     False
 
     Running time: that of :func:`exact_is_cheap` (at most 2000 unions counted).

@@ -59,16 +59,16 @@ def div_up(a: int, b: int) -> int:
     Parameters
     ----------
     a, b : int
-        Numerator and positive denominator.
+        As :func:`div_down`.
 
     Returns
     -------
     int
-        The quotient rounded up.
+        ``-(-a // b)``: the floor of $-a/b$, negated.
 
     Examples
     --------
-    >>> div_up(7, 2)
+    >>> div_up(7, 2)  # 3.5 rounds up
     4
 
     Running time: O(1) for machine-size integers (one integer division).
