@@ -74,8 +74,9 @@ def evaluate_definitions(definitions: list[Definition], leaf, number) -> dict[st
 
     Returns
     -------
-    dict
-        ``{definition name: value}``.
+    dict of str to value
+        Each definition's value in the domain of ``leaf`` and ``number``, by definition name,
+        the names used in ``definitions`` included.
 
     Examples
     --------
@@ -129,17 +130,19 @@ def at_point(definitions: list[Definition], values: Mapping[sympy.Symbol, Any]) 
 
     Returns
     -------
-    dict
-        ``{definition name: Fraction}``.
+    dict of str to Fraction
+        The exact value of every definition, by name.
 
     Examples
     --------
+    The empty probability of model ``n`` at $\lambda_i=1/4$, $\mu_j=1$:
+
     >>> import sympy
     >>> from symq.formulas import structured
-    >>> f = structured("n", "empty-probability")
+    >>> defs = structured("n", "empty-probability")
     >>> point = {s: sympy.Rational(1, 4) if s.name.startswith("lambda") else 1
-    ...          for s in f.model.symbols}
-    >>> at_point(f.definitions, point)["P__empty"]
+    ...          for s in defs.model.symbols}
+    >>> at_point(defs.definitions, point)["P__empty"]
     Fraction(9, 14)
 
     Running time: that of :func:`evaluate_definitions` in exact rationals.
@@ -706,16 +709,17 @@ def to_text(value: RF, form: str = "expanded", latex: bool = False) -> str:
     Parameters
     ----------
     value : RF
-        The rational function.
-    form : str
-        ``"expanded"`` or ``"factored"``.
-    latex : bool
-        LaTeX instead of text.
+        The cancelled rational function to print.
+    form : {"expanded", "factored"}
+        Numerator and denominator multiplied out, or each factored over the integers.
+    latex : bool, default False
+        Print LaTeX (``\\frac{num}{den}``) instead of parseable text.
 
     Returns
     -------
     str
-        The printed function.
+        The numerator over the denominator (text ``num/(den)``), or the numerator alone
+        when the denominator is 1.
 
     Examples
     --------

@@ -235,11 +235,10 @@ def build(model: Model, quantity: str, discipline: str) -> tuple[Builder, dict[s
     Parameters
     ----------
     model : Model
-        The model.
-    quantity : str
-        As :func:`symq.formulas.structured`.
-    discipline : str
-        ``"collaborative"``, ``"alis"`` or ``"rais"``.
+        The model; its classes and servers name the definitions.
+    quantity, discipline : str
+        The quantity (as :func:`symq.formulas.structured`) and the discipline whose balance
+        equations build it: ``"collaborative"``, ``"alis"`` or ``"rais"``.
 
     Returns
     -------
