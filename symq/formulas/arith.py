@@ -135,7 +135,7 @@ def at_point(definitions: list[Definition], values: Mapping[sympy.Symbol, Any]) 
 
     Examples
     --------
-    The empty probability of model ``n`` at $\lambda_i=1/4$, $\mu_j=1$:
+    The empty probability of model ``n`` with every arrival rate 1/4 and every service rate 1:
 
     >>> import sympy
     >>> from symq.formulas import structured
