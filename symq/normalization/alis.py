@@ -178,9 +178,9 @@ def in_service(graph: SubsetGraph, t: IdleTables, coll: CollaborativeTables, **k
 
     Examples
     --------
+    Model W, with the tables this module already imports:
+
     >>> from symq import example_model
-    >>> from symq.normalization.collaborative import CollaborativeTables
-    >>> from symq.normalization.subsets import IdleTables, SubsetGraph
     >>> g = SubsetGraph(example_model("w"))
     >>> in_service(g, IdleTables(g), CollaborativeTables(g, False))
     {'1': 3/20, '2': 1/8, '3': 1713/6080}

@@ -35,21 +35,19 @@ def rais_values(graph: SubsetGraph, per_class: bool, idle: bool = True) -> dict[
     Parameters
     ----------
     graph : SubsetGraph
-        The model's subset tables (exact field or a ball field).
-    per_class : bool
-        Also compute the per-class mean numbers ``"L"`` and ``"LQ"``.
-    idle : bool
-        Also compute the per-server idle probabilities (``"idle"`` is ``None`` otherwise).
+        The model's subset tables; RAIS reads only their idle-order tables ($\Phi$, $D$).
+    per_class, idle : bool
+        Whether to add the mean numbers ``"L"`` and ``"LQ"``, and the per-server idle
+        probabilities (``"idle"`` is ``None`` without them).
 
     Returns
     -------
     dict
-        Field elements.
+        ``"G"``, ``"empty"``, ``"idle"`` (and ``"L"``, ``"LQ"``) as elements of the graph's field.
 
     Examples
     --------
     >>> from symq import example_model
-    >>> from symq.normalization.subsets import SubsetGraph
     >>> out = rais_values(SubsetGraph(example_model("w")), per_class=True)
     >>> out["empty"], out["idle"]["2"], out["LQ"]["3"]
     (663/1216, 871/1216, 155/7904)
