@@ -60,11 +60,15 @@ def set_latex(items: Iterable[str]) -> str:
     Returns
     -------
     str
+        The names between ``\{`` and ``\}``, each non-number :func:`escape`-d in text mode.
 
     Examples
     --------
-    >>> print(set_latex(["1", "a"]))
-    \{1, \text{a}\}
+    A special character stays inside the ``\text`` (compare
+    :func:`symq.results.set_display`):
+
+    >>> print(set_latex(["1", "a_b"]))
+    \{1, \text{a\_b}\}
 
     Running time: O(total length of the names).
     """

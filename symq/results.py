@@ -101,7 +101,8 @@ def text_latex(text: Any, command: str = "text") -> str:
     Returns
     -------
     str
-        LaTeX math-mode material.
+        The plain runs, each in ``\command{...}``, with the special characters between them
+        (``\text{}`` for empty text).
 
     Examples
     --------
@@ -129,13 +130,13 @@ def name_latex(name: Any) -> str:
 
     Parameters
     ----------
-    name : Any
-        A class or server name (its ``str``).
+    name : str or int
+        A class or server name, as in the model.
 
     Returns
     -------
     str
-        LaTeX math-mode material.
+        The name itself if it is all digits, else :func:`text_latex` of it.
 
     Examples
     --------
@@ -161,14 +162,14 @@ def set_display(names: Iterable[Any]) -> str:
     Returns
     -------
     str
-        LaTeX math-mode material.
+        ``\{``, the names separated by commas, ``\}`` (``\{\}`` for none).
 
     Examples
     --------
-    >>> print(set_display(["1", "fast"]))
-    \{1, \text{fast}\}
+    >>> print(set_display(["1", "fast", "a_b"]))
+    \{1, \text{fast}, \text{a}\_\text{b}\}
 
-    Running time: O(total length of the names).
+    Running time: linear in the total length of the names.
     """
     return r"\{" + ", ".join(name_latex(n) for n in names) + r"\}"
 
