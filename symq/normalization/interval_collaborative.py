@@ -453,7 +453,6 @@ def exact_cover_bounds(graph: SubsetGraph, bits: int, up_too: bool = True
     Examples
     --------
     >>> from symq import model
-    >>> from symq.normalization.subsets import SubsetGraph
     >>> w = model("w").substitute({"lambda_1": "1/5", "lambda_2": "1/5", "lambda_3": "1/5",
     ...                            "mu_1": "1", "mu_2": "1"})
     >>> order, low, high = exact_cover_bounds(SubsetGraph(w), 10)
@@ -560,14 +559,14 @@ def collaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = False,
     Raises
     ------
     UnstableModelError
-        A union with a nonpositive slack.
+        If the model is unstable: the slack $r(X)$ of some union $X$ is $\le 0$.
 
     Examples
     --------
+    The N model ($\lambda=(1/4,1/4)$, $\mu=(1,1)$) at 80 fixed-point bits:
+
     >>> from symq import example_model
-    >>> from symq.normalization.subsets import SubsetGraph
-    >>> n = example_model("n")   # the N model, lambda = (1/4, 1/4), mu = (1, 1)
-    >>> out = collaborative_bounds(SubsetGraph(n), 80, per_class=True, idle=True)
+    >>> out = collaborative_bounds(SubsetGraph(example_model("n")), 80, per_class=True, idle=True)
     >>> out["idle"]["2"].certify(6), out["L_total"].certify(6)
     ('0.857143', '0.523810')
 
@@ -607,12 +606,13 @@ def adjoint_mean_numbers(graph: SubsetGraph) -> dict[str, Any]:
     Parameters
     ----------
     graph : SubsetGraph
-        The model's subset tables with numeric rates, in an exact field.
+        Subset tables of a model with numeric rates; their field (``fmpq`` or ``Fraction``)
+        must be exact.
 
     Returns
     -------
     dict
-        ``{class: L_c}`` as exact field elements.
+        The mean number in system $L_c$ of each class, keyed by class name, in that field.
 
     Examples
     --------
