@@ -76,10 +76,8 @@ def levels_needed(model: RoutingModel, size: int = 8, max_levels: int = 4, toler
 
     Parameters
     ----------
-    model : RoutingModel
-        The routing model.
-    size : int
-        The grid's extent in ``q1``.
+    model, size
+        As for :func:`heat_values`: the grid is ``q1 <= size``, ``q2 <= s * size``.
     max_levels : int
         Levels tried; a state still off after them gets ``max_levels + 1``.
     tolerance : float
