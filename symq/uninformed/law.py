@@ -137,12 +137,12 @@ def uninformed_empty_probability(queue: UninformedQueue) -> sympy.Expr:
     Parameters
     ----------
     queue : UninformedQueue
-        The queue whose empty probability is wanted.
+        From :func:`uninformed_queue`; its rates may be numbers or symbols.
 
     Returns
     -------
     sympy expression
-        $p_0$.
+        $p_0=1/G$, the reciprocal of :func:`uninformed_normalizing_constant`.
 
     Notes
     -----
