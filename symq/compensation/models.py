@@ -214,12 +214,14 @@ def asymmetric_jsq(arrival_rate: Any, mu1: Any, mu2: Any, q: Any = "1/2") -> Rou
     Returns
     -------
     RoutingModel
-        The model (``policy == "asymmetric"``).
+        The model with ``policy == "asymmetric"`` and routing weight $s=1$ (plain JSQ, with
+        its own tie rule).
 
     Raises
     ------
     ModelError
-        A value that is not an exact number.
+        A rate or ``q`` that :func:`exact_fraction` refuses (a float, a boolean, text that is
+        not a number).
 
     Examples
     --------
@@ -331,10 +333,8 @@ def transitions(state: tuple[int, int], s: int, lam: Any, mu1: Any, mu2: Any, q:
 
     Parameters
     ----------
-    state : tuple of int
-        $(q_1, q_2)$.
-    s : int
-        1 for JSQ, the server-2 speed for SED.
+    state, s
+        The state $(q_1, q_2)$ left and the routing weight $s$, as for :func:`region`.
     lam, mu1, mu2, q
         Arrival rate, service rates and tie probability (numbers or sympy expressions).
 
