@@ -25,12 +25,12 @@ def _bare(x, y):
 
 
 def _complete(x: int) -> int:
-    """Twice ``x``.
+    """Twice ``x``, a complete docstring.
 
     Parameters
     ----------
     x : int
-        A number.
+        Any whole number (the one to double).
 
     Returns
     -------
