@@ -1,51 +1,14 @@
 r"""A reader for rate and formula strings that cannot run any code.
-
 Text from outside (a rate in a TOML model file, a ``--set`` value, a station weight, a formula
-given to :func:`symq.evaluate`) becomes a sympy expression through this module only. It has its
-own tokenizer and recursive-descent parser and builds the expression from
-:class:`sympy.Integer`, :class:`sympy.Rational`, positive symbols, ``Add``, ``Mul`` and ``Pow``;
-nothing is ever handed to Python's ``eval`` or to ``sympy.sympify``/``parse_expr``.
-
-Grammar (whitespace between tokens is ignored)::
-
-    expression := term (("+" | "-") term)*
-    term       := unary (("*" | "/") unary)*
-    unary      := ("+" | "-") unary | power
-    power      := atom (("**" | "^") exponent)?
-    exponent   := ["+" | "-"] WHOLE | "(" ["+" | "-"] WHOLE ")"
-    atom       := NUMBER | NAME | FUNCTION "(" expression ("," expression)* ")"
-                | "(" expression ")"
-
-* ``NUMBER``: ``2``, ``0.25``, ``.5``, ``1e-3``, ``2.5E+4``. Decimals are read exactly, as the
-  fraction they spell: ``0.3`` is 3/10, never a binary float.
-* ``NAME``: a letter, then letters, digits and underscores (``lambda``, ``lambda_1``, ``mu_2``).
-  Every name becomes a positive symbol (:func:`symq.rates.positive_symbol`). The name ``lambda``
-  is an ordinary rate name here, although it is a Python keyword.
-* ``FUNCTION``: ``sqrt(x)`` and ``Rational(p, q)`` (p/q of two exact numbers) in rates; formulas
-  read by :func:`parse_formula` also allow ``exp(x)``, and there ``theta`` and ``t`` are the
-  transform and time variables of :mod:`symq.distributions`.
-* Powers take a whole-number exponent written as a literal: ``mu**2``, ``x^3``, ``x**(-1)``.
-
-Refused, each with a :class:`~symq.errors.ModelError` that names the text at fault and what is
-allowed: any other character (``.`` attribute access, ``[`` subscripts, quotes, ``:``, ``=``,
-``@``, ...), calls of any other name, names that start with ``_`` or contain ``__``, Python
-keywords other than ``lambda``, and the reserved names ``I``, ``E``, ``S``, ``N``, ``O``, ``Q``,
-``pi``, ``oo``, ``zoo``, ``nan``, ``inf``, ``infinity`` (sympy's own printer and parser give them
-other meanings, so a model using them would not read back the same). Limits keep every input
-quick to read:
-
-=========================  =======================================================
-``MAX_LENGTH``             a rate at most 1000 characters
-``MAX_FORMULA_LENGTH``     a formula (:func:`parse_formula`) at most 100000 characters
-``MAX_DEPTH``              at most 100 nested parentheses, signs and calls
-``MAX_DIGITS``             every number, written or computed, at most 4000 digits
-                           (numerator and denominator); ``1e5000`` is refused
-``MAX_POWER``              exponents from -1000 to 1000
-``MAX_DEGREE``             total degree of the expression at most 1000
-``MAX_SQRT_DIGITS``        numbers inside ``sqrt(...)`` at most 100 digits
-=========================  =======================================================
-
-Running time: linear in the length of the text, plus sympy's cost of building the expression.
+given to :func:`symq.evaluate`) becomes a sympy expression through this module only: its own
+tokenizer and recursive-descent parser build the expression from :class:`sympy.Integer`,
+:class:`sympy.Rational`, positive symbols, ``Add``, ``Mul`` and ``Pow`` (decimals read as the exact
+fraction they spell), never through Python's ``eval`` or ``sympy.sympify``/``parse_expr``, and
+refuse anything outside the grammar, or past the limits ``MAX_LENGTH``, ``MAX_FORMULA_LENGTH``,
+``MAX_DEPTH``, ``MAX_DIGITS``, ``MAX_POWER``, ``MAX_DEGREE`` and ``MAX_SQRT_DIGITS``, with a
+:class:`~symq.errors.ModelError` that names the text at fault. Running time: linear in the length
+of the text, plus sympy's cost of building the expression. The grammar, the refused names and the
+limits: see docs/security.md.
 
 Examples
 --------
