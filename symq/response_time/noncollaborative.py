@@ -1,61 +1,10 @@
 r"""The tagged job under noncollaborative FCFS (ALIS and RAIS): waiting time, server, response time.
-
-A tagged class-$i$ job that finds a server of $S_i$ idle starts at once, on the longest-idle
-one under ALIS, or on the server the routing picks under RAIS (symq's canonical routing draws the
-idle order from its stationary conditional law and picks its first server of $S_i$, so both
-disciplines give the same laws). Otherwise it waits behind the jobs ahead, which evolve on their
-own: a server of $S_i$ never goes idle and never takes a later job while the tagged job waits, and
-a later job never takes a server from a job ahead (FCFS). So later arrivals do not change the
-wait or the server (tests check this on the verbal chain of :mod:`symq.ctmc`).
-
-**Waiting time** ([GR20]_ Thm 5.4, corrected as a mixture): with $P(\vec b)=\pi(\emptyset)\Phi(B)
-\prod_j1/r(B_j)$ (Thm 5.1),
-
-$$E e^{-\theta W_i}=\frac{\sum_B\Phi(B)D^\theta_i(B)}{\sum_B\Phi(B)D(B)},\qquad
-D^\theta_i(B)=\frac{\sum_{s\in B}D^\theta_i(B\setminus s)}{r(B)+\theta[S_i\subseteq B]}.$$
-
-**Waiting time and server jointly** (new here). Class-$i$ jobs start service in arrival order,
-so the class-$i$ jobs waiting when the tagged job starts at server $s$ are the class-$i$ arrivals
-during its wait, $K\mid(W_i,s)\sim\mathrm{Poisson}(\lambda_iW_i)$. By counting the events "the
-first class-$i$ job of the queue starts at $s$" (rate $\mu_s$ in the states where the first
-waiting job compatible with $s$ is of class $i$), with the number of other waiting class-$i$ jobs
-marked by $z$,
-
-$$E[z^K;\,s,\,W_i>0]=\frac1{\lambda_i}\sum_{\vec z}\pi(\vec z)\,\mu_s\,
-\mathbf 1\{\text{first job compatible with }s\text{ is of class }i\}\,z^{N^Q_i(\vec z)-1}.$$
-
-Put $\theta=\lambda_i(1-z)$; both sides are analytic in $\theta$, so for all $\theta$
-
-$$E[e^{-\theta W_i};\,s,\,W_i>0]=\frac{\mu_s}{\lambda_iG}\sum_X\Phi(X)\,A^{(2)}_s(X),$$
-
-where, over the busy vector $\vec b$ read as a path of prefix sets (Thm 5.1/Thm 3.10: the waiting
-jobs between $b_j$ and $b_{j+1}$ are i.i.d. with law $\propto\lambda_c$ on $R(B_j)$),
-
-* $A^{(0)}_s(X)=D(X)$ for $s\notin X$ (segments before $s$ is busy);
-* $A^{(1)}_s(X)=\bigl(\sum_{t\in X\setminus s}A^{(1)}_s(X\setminus t)+D(X\setminus s)\bigr)/
-  (\mu(X)-\lambda_R(X\setminus s))$ for $s\in X$ (segments after $s$ whose jobs all avoid $s$);
-* $A^{(2)}_s(X)=\bigl(\sum_{t\in X}A^{(2)}_s(X\setminus t)+[S_i\subseteq X]\,\lambda_i
-  A^{(1)}_s(X)\bigr)/(r(X)+\theta)$ (the segment holding the tagged job's predecessor-free start,
-  and the segments after it).
-
-Each segment sums a geometric series: $\sum_n(\lambda_R(Y)/\mu(X))^n/\mu(X)=1/(\mu(X)-\lambda_R(Y))$.
-
-**Immediate start**: $P(W_i=0,\,s)=\sum_{B:\,S_i\not\subseteq B}P(\text{busy set}=B)\,
-p_i(s\mid B)$, with $p_i(s\mid B)$ the probability that $s$ is the first server of $S_i$ in the
-idle order $\omega$ of $I=\mathcal M\setminus B$, drawn with weight $\prod_j1/L(\omega_1..
-\omega_j)$ (Thm 3.9's conditional law; the corrected Thm 5.2 and Cor 5.3):
-
-$$p_i(s\mid B)=\frac1{\widetilde W(I)}\sum_{P\subseteq I\setminus S_i}\widetilde W(P)\,
-\frac{U_I(P\cup s)}{L(P\cup s)},\qquad U_I(I)=1,\ U_I(A)=\sum_{t\in I\setminus A}
-\frac{U_I(A\cup t)}{L(A\cup t)}.$$
-
-**Response time**: the service at $s$ is $\mathrm{Exp}(\mu_s)$, independent of the past, so
-
-$$E e^{-\theta T_i}=\sum_{s\in S_i}\bigl(P(W_i=0,s)+E[e^{-\theta W_i};s,W_i>0]\bigr)
-\frac{\mu_s}{\mu_s+\theta},$$
-
-exact with heterogeneous rates; its poles are $-r(X)$ ($X\supseteq S_i$) and $-\mu_s$, so the
-law is a finite mixture of phase-type laws with an exact CDF.
+For a tagged class-$i$ job (ALIS, or symq's canonical RAIS, which give the same laws) it computes
+exactly the LST of the waiting time ([GR20]_ Thm 5.4, read as a mixture over the busy vector of
+Thm 5.1), the wait jointly with the server that serves the job (new in symq), the immediate-start
+law (Thm 3.9's idle order, the corrected Thm 5.2 and Cor 5.3) and the response-time LST
+$\sum_{s\in S_i}(P(W_i=0,s)+E[e^{-\theta W_i};s,W_i>0])\,\mu_s/(\mu_s+\theta)$, each by a dynamic
+programme over server sets. The derivations and the recursions are in docs/response-times.md.
 
 Examples
 --------
@@ -121,7 +70,7 @@ def waiting_lst(model: Model | SetFunctions, job_class: str):
 
 
 def joint_waiting_lst(model: Model | SetFunctions, job_class: str, server: str):
-    r"""$E[e^{-\theta W_i};\,\text{server}=s,\,W_i>0]$ by the three-phase DP of the module text.
+    r"""$E[e^{-\theta W_i};\,\text{server}=s,\,W_i>0]$ by the three-phase DP of docs/response-times.md.
 
     Parameters
     ----------
