@@ -1,44 +1,11 @@
 r"""The collaborative subset DP on fixed-point integer intervals: rigorous lower and upper
-bounds of the exact-cover weights $H$, of $G$, $\pi(\emptyset)$, the idle probabilities and
-(by one reverse, adjoint pass) the mean numbers, in Python integers, with no ball arithmetic.
-
-**Why the bounds are rigorous.** Write every rate over the common denominator $s$
-(:class:`~symq.normalization.subsets.SubsetGraph` ``lam_int``, ``mu_int``, ``scale``), so the
-slacks $r(X)s=\mu(X)s-\lambda(R(X))s$ are exact positive integers (stability). The exact-cover
-weights of [GR20]_ Props 6.2, 6.3 (DP form, see :mod:`symq.normalization.collaborative`) are
-$H(\emptyset)=1$ and
-
-$$H(X)=\frac{1}{r(X)s}\sum_{c,\;Y:\;Y\cup S_c=X,\;Y\ne X}(\lambda_cs)\,H(Y),$$
-
-a sum of nonnegative integer multiples of earlier values divided by a positive integer. With
-$h(\emptyset)=2^p$ and every division rounded down (``floor``) the run gives integers
-$h^-(X)\le2^pH(X)$; rounded up, $h^+(X)\ge2^pH(X)$: by induction over the unions, because every
-step is monotone in its inputs and only the division rounds. Sums of the bounds bound sums of
-the weights; quotients of nonnegative bounds are bounded by the crossed quotients, exactly in
-rationals ($\pi(\emptyset)\in[2^p/\sum h^+,\,2^p/\sum h^-]$).
-
-**Mean numbers by the adjoint.** Mark every class-$c$ job by $z_c$ ($\lambda_c\to z_c\lambda_c$,
-also inside $r(X)$); the product form counts a factor $z_c$ per class-$c$ job, so
-$L_c=\partial\log G/\partial z_c$ at $z=1$. Reverse-mode differentiation of the DP gives, with
-$\bar H(X)=\partial G/\partial H(X)$ and $a(X)=\bar H(X)/(r(X)s)$,
-
-$$\bar H(X)=1+\sum_{X\to Z\text{ via }c}(\lambda_cs)\,a(Z),\qquad
-L_c=\frac{\lambda_cs}{G}\Bigl[\sum_{Y\to X\text{ via }c}H(Y)a(X)+\sum_{X\supseteq S_c}H(X)a(X)
-\Bigr],$$
-
-(the second sum is the derivative through $r(X)$, whose sign cancels the one of $-\lambda_c$),
-again nonnegative sums and positive divisions, so the same floor/ceil runs bound it. The tests
-check the identity against the exact per-class route exactly (rationals), and the intervals
-against the exact values.
-
-**Cost.** The unions, their slacks and the edge lists ``(src, dst, class)`` are built with
-numpy; the arithmetic runs level by level (unions of equal size are independent) on numpy
-object arrays of Python integers: O(E) integer operations per pass for $E\le UJ$ edges. The
-floor and ceil runs share one pass (both values packed in one integer, carry-free by a checked
-bound), and the edges into one union are grouped by class rate, so a pass costs one gather and
-one addition per edge and one multiplication per group: one pass for $G$, $\pi(\emptyset)$
-and the idle probabilities, a second (reverse) one and O(E + UJ) products for the mean
-numbers.
+bounds of the exact-cover weights $H$ of [GR20]_ Props 6.2, 6.3 (DP form, see
+:mod:`symq.normalization.collaborative`), of $G$, $\pi(\emptyset)$, the idle probabilities and
+(by one reverse, adjoint pass) the mean numbers, in Python integers, with no ball arithmetic:
+every rate is written over one common denominator, the DP runs on integers scaled by $2^p$ once
+with every division rounded down and once rounded up, and monotonicity bounds every value.
+Cost: O(E) integer operations per pass for the $E\le UJ$ edges between the $U$ unions. Why the
+bounds are rigorous, the adjoint for the mean numbers and the cost: see docs/howto-digits.md.
 
 Examples
 --------
