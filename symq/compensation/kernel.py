@@ -1,28 +1,12 @@
 r"""Kernel equations: symbolic derivation and numerical roots with the selection rule.
-
-A product form $a^{q_1}b^{q_2}$ solves the inner (interior) balance equations of a region iff $(a,b)$
-lies on that region's kernel (§1, §3.3, §4.3):
-
-* upper region (arrivals join queue 1): $\lambda/a+\mu_1a+\mu_2b=\sigma$;
-* lower region (arrivals join queue 2): $\mu_1a+\lambda/b+\mu_2b=\sigma$;
-
-with $\sigma=\lambda+\mu_1+\mu_2$. With $\alpha=ab^s$, the decay per boundary step
-$(q_1,q_2)\to(q_1+1,q_2+s)$, these become the polynomials
-
-$$K_U(\alpha,b)=\lambda b^{2s}+\mu_2\alpha b^{s+1}-\sigma\alpha b^s+\mu_1\alpha^2,\qquad
-K_L(\alpha,b)=\mu_2b^{s+1}-\sigma b^s+\lambda b^{s-1}+\mu_1\alpha .$$
-
-For $s=1$, $K_U$ is the JSQ kernel $\mu_1\alpha^2+\mu_2\alpha\beta^2+\lambda\beta^2-\sigma\alpha\beta$ of
-§3.3 with $\beta=b$; for SED it is §4.3 with $b=\omega$ and $b=\xi$. :func:`product_form_kernels`
-derives both from the balance equations of :mod:`symq.compensation.models` rather than quoting them.
-
-Root selection (§3.3, §4.3, proved there by Rouché's theorem): for $0<|\alpha|<1$,
-
-* exactly $s$ roots of $K_U(\alpha,\cdot)$ have $|b|^s<|\alpha|$ (horizontal step, upper);
-* exactly one root of $K_L(\alpha,\cdot)$ has $|b|>1$ (horizontal step, lower).
-
-The functions below compute those roots at the working precision and raise
-:class:`~symq.errors.VerificationError` if the count is not as the theorem says.
+A product form $a^{q_1}b^{q_2}$ solves a region's interior balance equations iff $(a,b)$ lies on
+that region's kernel; in $\alpha=ab^s$, the decay per boundary step, these are the polynomials
+$K_U(\alpha,b)$ and $K_L(\alpha,b)$, which :func:`product_form_kernels` derives from the balance
+equations of :mod:`symq.compensation.models`. The functions here compute their roots at the
+working precision and raise :class:`~symq.errors.VerificationError` unless, for $0<|\alpha|<1$,
+exactly $s$ roots of $K_U(\alpha,\cdot)$ have $|b|^s<|\alpha|$ and exactly one root of
+$K_L(\alpha,\cdot)$ has $|b|>1$ (the selection rule proved by Rouché's theorem). The kernels and the
+rule are written out in docs/theory-compensation.md (§3.3, §4.3).
 """
 
 from __future__ import annotations
