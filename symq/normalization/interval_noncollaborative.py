@@ -1,72 +1,13 @@
 r"""The ALIS and RAIS subset DPs on fixed-point integer intervals: rigorous lower and upper bounds
 of $G$, $\pi(\emptyset)$, the idle probabilities and the mean numbers of the noncollaborative
 disciplines ([GR20]_ Thm 3.9, 3.10), in Python integers on numpy object arrays, with no ball
-arithmetic. One route serves both disciplines: canonical RAIS equals ALIS in every quantity here
-(:mod:`symq.normalization.rais`), and $G_{\rm RAIS}=1/\pi(\emptyset)=G_{\rm ALIS}/W(\mathcal M)$.
-The exact routes of :mod:`~symq.normalization.alis` and :mod:`~symq.normalization.rais` stay
-independent of each other and of this module (the tests compare all three).
-
-**What is computed.** With rates over the common denominator $s$ (``lam_int``, ``mu_int``,
-``scale`` of :class:`~symq.normalization.subsets.SubsetGraph`) and $L_s(I)=L(I)s$ the exact
-integer arrival rate of the classes compatible with a server of $I$:
-
-* idle-order weights $W(\emptyset)=1$, $W(I)=\frac{1}{L_s(I)}\sum_{j\in I}(\mu_js)W(I\setminus j)$
-  (this is $\mu^\times(I)\widetilde W(I)$ of :mod:`~symq.normalization.alis`; the factors $s$
-  cancel), and $\Omega=\zeta W$ (sums over subsets);
-* the collaborative exact-cover weights $H$ on the unions of class server sets, from
-  :func:`~symq.normalization.interval_collaborative.exact_cover_bounds`, and $\hat H=\zeta H$;
-* $G_{\rm ALIS}=\sum_XH(X)\Omega(\mathcal M\setminus X)$, $\pi(\emptyset)=W(\mathcal M)/G_{\rm
-  ALIS}$, $P(j\text{ idle})=\sum_{I\ni j}W(I)\hat H(\mathcal M\setminus I)/G_{\rm ALIS}$;
-* mean numbers $L_c=\frac{\lambda_c}{G}\bigl[\sum_AH(A)\,p(A\cup S_c)\,(1+|S_c\setminus A|)
-  +s\sum_{P\subseteq\mathcal M\setminus S_c}W(P)\sum_{j\in S_c}Z(P\cup j)\bigr]$ over unions $A$,
-  with the suffix weights $p(Z)=\frac{1}{r_s(Z)}\bigl[s\,\Omega(\mathcal M\setminus Z)+
-  \sum_{c:S_c\not\subseteq Z}(\lambda_cs)\,p(Z\cup S_c)\bigr]$ on the unions and
-  $Z(Q)=\frac{1}{L_s(Q)}\bigl[\hat H(\mathcal M\setminus Q)+\sum_{t\notin Q}(\mu_ts)Z(Q\cup t)
-  \bigr]$ on all sets. The first sum is the queue ($\lambda_c\sum_AH(A)p(A\cup S_c)/G$) plus the
-  jobs that enter service from the queue ($r^q_{c,j}/\mu_j$, summed over $j\in S_c\setminus A$),
-  the second the jobs that enter service on arrival ($r^{\rm imm}_{c,j}/\mu_j$): the matching
-  rates of :func:`~symq.normalization.alis.matching_rates` divided by $\mu_j$ and summed
-  (Little's law per server), regrouped so that each class costs one pass over the subsets of
-  $\mathcal M\setminus S_c$.
-
-**Where the subtractions were.** Three places subtract in the formulas as printed: the slacks
-$r(X)=\mu(X)-\lambda(R(X))$, the rates $L(I)=\lambda-\lambda(R(\mathcal M\setminus I))$, and the
-mean number in service written as $L_c-L^Q_c$ or a busy probability as $1-P(j\text{ idle})$.
-Here $r_s(X)$ and $L_s(I)$ are exact integers (numpy int64 set sums when they fit, else Python
-integers) computed before any rounding, and every mean number and idle probability is the
-positive sum above; no bound is ever subtracted from another, so the enclosures never widen by
-cancellation.
-
-**Why the bounds are rigorous.** Every step adds nonnegative integers, multiplies them by
-nonnegative exact integers, or divides by a positive exact integer. Each table is held as
-integers times a power of two (one exponent per layer of sets of equal size while a layer-by-layer
-DP runs, chosen so the largest value of the layer has about ``bits`` bits, then one exponent per
-table); a floor run (every division and every right shift rounded down) gives lower bounds and a
-ceil run upper bounds, by induction over the layers, because each step is monotone in its
-inputs. The final quotients are formed exactly in rationals from crossed bounds
-($\pi(\emptyset)\in[W^-/G^+,W^+/G^-]$).
-
-**Implementation.** The service rates enter once per set, not once per edge: with the exact
-products $P_s(I)=\prod_{j\in I}\mu_js$, $W=P_s\widetilde W_s$ where $\widetilde W_s(I)=
-\frac1{L_s(I)}\sum_{j\in I}\widetilde W_s(I\setminus j)$, and $z=P_sZ$ obeys
-$z(Q)=\frac1{L_s(Q)}\bigl[\hat H(\mathcal M\setminus Q)P_s(Q)+\sum_{t\notin Q}z(Q\cup t)\bigr]$,
-so both layer DPs are plain sums; the arrival term uses $W(P)Z(P\cup j)=\widetilde W_s(P)
-z(P\cup j)/(\mu_js)$, the division by $\prod_{j\in S_c}\mu_js$ done exactly at the end. The
-additive work (layer sums, zeta transforms, the weighted sums of the arrival terms) runs once
-for both runs on packed integers $t^+2^K+t^-$, $K$ above every lower sum; divisions and products
-run apart. The arrival terms read the tables reshaped to $(2,)^M$ (one axis per server), where
-the sets $P\subseteq\mathcal M\setminus S_c$ are a strided view.
-
-**Cost.** For $M$ servers, $J$ classes and $U$ unions: the two layer DPs ($\widetilde W_s$ and
-$z$) and the two zeta transforms ($\Omega$, $\hat H$) cost O($2^MM$) integer additions, the
-products with $P_s$ and the idle and $G$ sums O($2^M$) multiplications, the union passes
-O($UJ$), the arrival terms O($\sum_c|S_c|2^{M-|S_c|}$). $\pi(\emptyset)$ alone needs only
-$\widetilde W_s$, $\Omega$ and $H$. The integers have about ``bits`` plus the spread of
-magnitudes between layers (about 70 bits on the benchmark graph of 16 servers); memory O($2^M$)
-integers (1.4 GB peak for the mean numbers at 20 servers). Profile of the mean numbers at 18
-servers: the layer DPs (sums and divisions) about 35 %, the zeta transforms about 30 %, the
-arrival terms about 20 %, products, packing and the union passes the rest; the time doubles per
-added server (times about M/(M-1)); $\pi(\emptyset)$ alone costs a quarter to a half of it.
+arithmetic; one route serves both disciplines, since canonical RAIS equals ALIS in every quantity
+here (:mod:`symq.normalization.rais`, $G_{\rm RAIS}=1/\pi(\emptyset)=G_{\rm ALIS}/W(\mathcal M)$),
+while the exact routes of :mod:`~symq.normalization.alis` and :mod:`~symq.normalization.rais`
+stay independent of each other and of this module (the tests compare all three). A floor run and
+a ceil run of the same subtraction-free program bound every value. Cost: O($2^MM$) integer
+additions for $M$ servers, memory O($2^M$) integers. What is computed, why the bounds are
+rigorous, the implementation and its cost: see docs/howto-digits.md.
 
 Examples
 --------
