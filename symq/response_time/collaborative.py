@@ -1,31 +1,10 @@
 r"""The tagged job in the collaborative model (redundancy with cancel-on-completion, the OI queue).
-
 The job in position $p$ is served by the servers of its class not used by an older job
-([GR20]_ section 2), so a job's progress depends only on the jobs ahead of it, which evolve on
-their own: later arrivals never delay it. Two exact laws follow, both rational in $\theta$.
-
-**Response time** (distributional Little's law). Class-$i$ jobs leave in arrival order: a later
-class-$i$ job finds every server of $S_i$ used by the tagged job or by jobs ahead of it, so it
-gets no service before the tagged job leaves. Hence the class-$i$ jobs present when the tagged job
-leaves are exactly the class-$i$ arrivals during its sojourn, $K\mid T_i\sim
-\mathrm{Poisson}(\lambda_iT_i)$, and $K$ has the stationary law of $N_i$ (level crossing and
-PASTA). The per-class law of Thm 6.1, $\pi(x)=\pi(\emptyset)\Phi(x)\prod_c\lambda_c^{x_c}$ with
-$\Phi$ free of the arrival rates, gives $E z^{N_i}=G(\lambda_1..\lambda_iz..)/G(\lambda)$ with
-$G=1/\pi(\emptyset)$. With $\theta=\lambda_i(1-z)$ and analytic continuation:
-
-$$E e^{-\theta T_i}=\frac{G(\lambda-\theta e_i)}{G(\lambda)}
-=\frac{\pi(\emptyset)}{\pi(\emptyset)\big|_{\lambda_i\to\lambda_i-\theta}},$$
-
-with $G=\sum_XH(X)$ from the exact-cover weights $H$ (Prop 6.2; $H(X)=\frac1{r(X)}\sum\lambda_c
-H(Y)$ over $Y\cup S_c=X$). On a nested graph this is Thm 4.5's independent sum (checked in the
-tests); on other graphs the poles are the roots of a polynomial, found in ball arithmetic.
-
-**Waiting time** (time to the first server; Prop 5.5 and Cor 5.7, corrected): with
-$K^\theta_i(\emptyset)=1$, pushes $K^\theta_i(X\cup S_c)\mathrel{+}=\lambda_cK^\theta_i(X)$ for
-$S_c\not\subseteq X$ and $K^\theta_i(X)\mathrel{/}=r(X)+\theta[S_i\subseteq X]$ before pushing
-from $X\neq\emptyset$,
-
-$$E e^{-\theta W^C_i}=\sum_XK^\theta_i(X)\Big/\sum_XH(X).$$
+([GR20]_ section 2), so later arrivals never delay it, and this module computes two exact laws,
+both rational in $\theta$: the response time by the distributional Little's law,
+$E e^{-\theta T_i}=G(\lambda-\theta e_i)/G(\lambda)$ with $G=1/\pi(\emptyset)$ from Thm 6.1 and the
+exact-cover weights of Prop 6.2, and the waiting time by the corrected Prop 5.5 and Cor 5.7. The
+derivations and the waiting-time programme are in docs/response-times.md.
 
 Examples
 --------
