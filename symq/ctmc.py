@@ -1,39 +1,12 @@
 r"""The independent numerical route: truncated Markov chains built from the verbal model.
-
-Nothing here uses a product form. A chain is explored breadth-first from an initial state through a
-*transition function* ``state -> [(next_state, rate), ...]``; states rejected by ``keep`` are cut
-off (the transitions into them are dropped, e.g. arrivals beyond ``max_jobs``). The stationary law
+Nothing here uses a product form: a chain is explored breadth-first from an initial state through
+a *transition function* ``state -> [(next_state, rate), ...]`` written from the verbal definitions
+of [GR20]_ sections 2 and 3 (collaborative, FCFS-ALIS, random assignment, abandonment, OI and
+token queues, matching models), states rejected by ``keep`` are cut off, and the stationary law
 is computed by the GTH algorithm (Grassmann, Taksar and Heyman, Operations Research 33 (1985)
-1107-1116): Gaussian elimination without subtractions, run on exact :class:`~fractions.Fraction`
-rates (exact law of the truncated chain) or on floats (numerically stable).
-
-The transition functions follow the verbal definitions of [GR20]_ section 2:
-
-* :func:`collaborative_transitions` -- state: classes of all jobs in arrival order. The job in
-  position $p$ is served by the servers of its class not already serving an older job, so it
-  completes at rate $\mu(S(c_1..c_p)) - \mu(S(c_1..c_{p-1}))$.
-* :func:`alis_transitions` -- noncollaborative FCFS-ALIS. State: the jobs in arrival order, each
-  waiting ``("q", class)`` or in service ``("b", server, class)``, and the idle servers in the
-  order they became idle. An arrival takes the longest-idle compatible server or waits; a server
-  that completes takes the oldest compatible waiting job or joins the end of the idle queue.
-* :func:`random_assignment_transitions` -- noncollaborative FCFS with random assignment: the same,
-  with an idle *set*, and an arrival that finds idle compatible servers goes to one of them with
-  probabilities given by ``assignment`` (uniform by default).
-
-The other models of [GR20]_ section 3 have their own transition functions here, written from
-their verbal definitions and independent of :mod:`symq.processes` (whose product forms the tests
-check against them): :func:`collaborative_abandonment_transitions` (Cor 3.5),
-:func:`multiserver_transitions` (an OI queue), :func:`token_queue_transitions` (Ayesta et al.),
-:func:`closed_token_network_transitions` (Comte), :func:`directed_matching_transitions` (DBM,
-DBM(K), DBMA), :func:`general_matching_transitions` (FCFM on a general graph) and
-:func:`paired_matching_transitions` (Adan and Weiss); the last two are discrete-time chains given
-by their one-step probabilities as rates.
-
-Truncating arrivals at ``max_jobs`` jobs gives, for these models, exactly the stationary law
-conditioned on at most ``max_jobs`` jobs (the truncation property of [GR20]_ Cor 3.7 holds for
-the collaborative model and for the noncollaborative job queue), so
-$\pi_N(\emptyset) \ge \pi(\emptyset)$ and the difference is the tail mass over $N$ times
-$\pi_N(\emptyset)$. Tests bound that tail independently.
+1107-1116) on exact :class:`~fractions.Fraction` rates or on floats. The states of each
+transition function and what truncating at ``max_jobs`` gives ([GR20]_ Cor 3.7): see
+docs/howto-verify.md.
 
 Examples
 --------
