@@ -1,19 +1,11 @@
 r"""Two-queue routing models and their transitions, built from the verbal model.
-
-Three models share one description: Poisson arrivals of rate $\lambda$, two exponential servers of
-rates $\mu_1$ and $\mu_2$, each with its own queue, and an arrival that compares $s(q_1+1)$ with
-$q_2+1$ (docs/theory-compensation.md §1 and §4.1):
-
-* it joins queue 1 if $s(q_1+1) < q_2+1$, queue 2 if $s(q_1+1) > q_2+1$;
-* on a tie it joins queue 1 with probability $q$ and queue 2 with probability $1-q$.
-
-With $s=1$ this is join-the-shortest-queue (JSQ): symmetric for $\mu_1=\mu_2=1$, $q=\tfrac12$
-(Adan, Wessels and Zijm [AWZ90]_), asymmetric otherwise. With $\mu_1=1$, $\mu_2=s\in\{2,3,\dots\}$
-it is smallest-expected-delay routing (SED), because $q_1+1$ and $(q_2+1)/s$ are the expected delays
-of the two queues (Selen, Adan, Kapodistria and van Leeuwaarden [SAKL16]_, §2).
-
-Nothing here uses the compensation approach: :func:`transitions` is the Markov chain of the verbal
-model, and every other part of :mod:`symq.compensation` is checked against it.
+Poisson arrivals of rate $\lambda$ meet two exponential servers of rates $\mu_1$, $\mu_2$, each with
+its own queue; an arrival joins queue 1 if $s(q_1+1)<q_2+1$, queue 2 if $s(q_1+1)>q_2+1$, and
+queue 1 with probability $q$ on a tie. With $s=1$ this is JSQ (symmetric for $\mu_1=\mu_2=1$,
+$q=\tfrac12$, Adan, Wessels and Zijm [AWZ90]_); with $\mu_1=1$, $\mu_2=s\in\{2,3,\dots\}$ it is SED
+(Selen, Adan, Kapodistria and van Leeuwaarden [SAKL16]_, §2). Nothing here uses the compensation
+approach: :func:`transitions` is the Markov chain of the verbal model, against which every other
+part of :mod:`symq.compensation` is checked. See docs/theory-compensation.md (intro, §1, §4.1).
 
 References
 ----------
