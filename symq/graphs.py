@@ -1,29 +1,12 @@
 r"""Every small compatibility graph, once each up to relabelling of classes and of servers.
-
 A compatibility graph with $J$ classes and $M$ servers is the list of server sets
-$S_1, \dots, S_J \subseteq \{1, \dots, M\}$ ([GR20]_, section 2). Two graphs are the same model
-when one becomes the other by renaming classes and renaming servers (classes stay classes and
-servers stay servers). :func:`compatibility_graphs` lists each connected graph with at most $J$
-classes and $M$ servers exactly once, as a :class:`CompatibilityGraph` in canonical form:
-
-* a server set is a bitmask (bit $k$ is server $k + 1$);
-* the canonical form is the smallest sorted tuple of bitmasks over all $M!$ renamings of the
-  servers (sorting the tuple takes care of the $J!$ renamings of the classes).
-
-Candidates are the multisets of $J$ non-empty server sets, so only $M!$ renamings are tried per
-candidate, not $J!\,M!$. The tests compare the counts with a brute-force enumeration of all
-labelled graphs grouped by networkx isomorphism, for every $J, M \le 3$.
-
-Filters (:data:`FILTERS`):
-
-``nested``
-    the server sets form a laminar family ([GR20]_, section 4);
-``distinct-servers``
-    no two servers can serve the same set of classes (two such servers act as one server of the
-    summed rate in the collaborative model: the reduction of [GR20]_, section 2);
-``distinct-classes``
-    no two classes have the same server set (such classes merge into one class in the
-    collaborative model).
+$S_1, \dots, S_J \subseteq \{1, \dots, M\}$ ([GR20]_, section 2), and two graphs are the same
+model when one becomes the other by renaming classes and renaming servers;
+:func:`compatibility_graphs` lists each connected graph with at most $J$ classes and $M$ servers
+exactly once, as a :class:`CompatibilityGraph` in canonical form (the smallest sorted tuple of
+server bitmasks over all $M!$ renamings of the servers), optionally through the filters of
+:data:`FILTERS` (``nested``, ``distinct-servers``, ``distinct-classes``). The canonical form, the
+filters and how the counts are checked: see docs/sweeps.md.
 
 Examples
 --------
