@@ -1,23 +1,10 @@
 r"""Pictures: the joint queue-length law as a heat map and the levels the pure series needs.
-
-Reproduces the kind of pictures of [SAKL16]_ §6 (Figure 8: heat map of the SED equilibrium
-distribution for $s=3$, $q=0.4$ and several $\rho$; Figure 9: number of compensation levels needed per
-state). matplotlib is optional (``pip install "symq[plot]"``).
-
-Commands::
-
-    symq compensation sed --s 3 --q 2/5 --rho 9/10 --plot-dir pictures
-    symq plot sed heatmap --s 3 --q 2/5 --rho 9/10 --rhos 1/2,7/10
-
-the first writes ``pictures/sed-heatmap-s=3-q=2_5-rho=9_10-panels=1_2-7_10.png`` (panels for
-$\rho\in\{0.5, 0.7, 0.9\}$ and the given $\rho$) and ``pictures/sed-levels-s=3-q=2_5-rho=9_10.png``;
-the drawing itself is :mod:`symq.pictures.compensation`.
-
-*Levels needed*: the smallest $L$ such that the pure series (no box), truncated after level $L$ and
-scaled by the hybrid's normalising constant, is within relative $10^{-6}$ of the accurate
-probability, up to ``max_levels``; states where that does not happen (slow or divergent series near
-the origin, §3.9, §4.10) are marked with ``max_levels + 1``. The pictures show the lines
-$s(q_1+1)=q_2+1$ (equal expected delays) and $sq_1=q_2$ between which the mass concentrates.
+Computes the data of the pictures of [SAKL16]_ §6 (Figure 8: heat map of the SED equilibrium
+distribution, e.g. $s=3$, $q=0.4$ and several $\rho$; Figure 9: the number of compensation levels
+the pure series needs per state, for relative $10^{-6}$), and writes them through
+:mod:`symq.pictures.compensation` (matplotlib optional, ``pip install "symq[plot]"``), as
+``symq compensation sed --plot-dir`` and ``symq plot sed heatmap`` do. The commands, the file
+names and the exact definition of "levels needed" are in docs/compensation.md (Pictures).
 """
 
 from __future__ import annotations
