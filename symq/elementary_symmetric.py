@@ -1,22 +1,12 @@
 r"""Elementary symmetric sums $P(\mathcal S, k)$ and the identities Cabral's proof uses.
-
 Cabral [Cab]_ (Table 1) writes $P(\mathcal S, k)$ for the sum of all distinct products of $k$
-elements of a set $\mathcal S$, i.e. the elementary symmetric polynomial $e_k(\mathcal S)$. With
-$P(\mathcal S, 0) = 1$ and $P(\mathcal S, k) = 0$ for $k < 0$ or $k > |\mathcal S|$, all of them are
-the coefficients of one polynomial:
-
-.. math:: \prod_{s \in \mathcal S} (1 + s x) = \sum_{k=0}^{|\mathcal S|} P(\mathcal S, k)\, x^k,
-
-which :func:`elementary_symmetric_sums` multiplies out one factor at a time ($O(|\mathcal S|^2)$
-exact operations, never the $2^{|\mathcal S|}$ subsets). The set is a *multiset* here: equal rates
-of two servers count twice, as the servers do.
-
-Identities checked by :func:`identity_residuals` (each residual must simplify to 0):
-
-* removal of one element (the identity displayed in the proof of Theorem 2.1 of [Cab]_):
-  $P(\mathcal S, k) = s\,P(\mathcal S - \{s\}, k-1) + P(\mathcal S - \{s\}, k)$;
-* reciprocals: $P(\mathcal S^{-1}, k) = P(\mathcal S, |\mathcal S| - k) / \prod_{s\in\mathcal S} s$
-  (how $P(S^{-n}, k)$ of the paper relates to the service rates themselves).
+elements of a multiset $\mathcal S$ (the elementary symmetric polynomial $e_k(\mathcal S)$);
+:func:`elementary_symmetric_sums` reads them off as the coefficients of
+$\prod_{s \in \mathcal S} (1 + s x)$, multiplied out one factor at a time
+($O(|\mathcal S|^2)$ exact operations, never the $2^{|\mathcal S|}$ subsets), and
+:func:`identity_residuals` checks the removal identity of the proof of Theorem 2.1 of [Cab]_ and
+the reciprocal identity (each residual must simplify to 0). The conventions and the identities:
+see docs/uninformed.md.
 
 Examples
 --------
