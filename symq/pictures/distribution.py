@@ -1,20 +1,9 @@
 r"""``symq plot MODEL distribution``: the stationary law of the number of jobs in system.
-
-For the collaborative discipline (the order-independent queue of the survey's section 3) the
-stationary probability of the ordered state $c=(c_1,\dots,c_n)$ is
-
-$$\pi(c) = \pi(\emptyset)\prod_{k=1}^{n}\frac{\lambda_{c_k}}{\mu(S(\{c_1,\dots,c_k\}))},$$
-
-which depends on a prefix only through the set of classes it contains. So
-$P(N=n)=\pi(\emptyset)\sum_A g_n(A)$, where $g_n(A)$ is the total weight of the length-$n$ orders
-whose class set is $A$, computed exactly by the recursion over sets
-
-$$g_{n+1}(A) = \frac{\lambda(A)\,g_n(A) + \sum_{i\in A}\lambda_i\,g_n(A\setminus\{i\})}{\mu(S(A))},
-\qquad g_0(\emptyset)=1,$$
-
-(the new last job is of a class already present, or is the first of its class), and
-$\pi(\emptyset)$ is the exact ``empty-probability``. Cost: $O(n\,2^{|I|}|I|)$ exact operations.
-The picture shows $P(N=n)$ for $n\le$ ``--max-jobs`` on a log scale, and the tail mass left.
+For the collaborative discipline (the order-independent queue of the survey's section 3, whose
+product form depends on a prefix only through its set of classes) :func:`number_law` computes
+$P(N=n)$ exactly as $\pi(\emptyset)\sum_A g_n(A)$ by a recursion over class sets, in
+$O(n\,2^{|I|}|I|)$ exact operations, and the picture shows it on a log scale with the tail mass
+left. The recursion is written out in docs/pictures.md (Law of the number in system).
 
 Examples
 --------
