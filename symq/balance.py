@@ -1,24 +1,12 @@
 r"""Balance residuals: a proof, on a truncated state space, that a product form is stationary.
-
-For a :class:`~symq.processes.base.Process` and a candidate law $\pi$ (by default its product form,
-with $\pi(\emptyset) = 1$), this module evaluates on every valid state $x$ with at most $n$ jobs
-
-* the **global balance** residual
-  $\pi(x)\sum_{y} q(x, y) - \sum_{y} \pi(y)\, q(y, x)$, and
-* the **partial balance** residuals used in the survey's proofs ([GR20]_ Thm 3.3, 3.9, 3.10): for
-  each family $k$ (e.g. "class $c$": the flow out of $x$ by class-$c$ arrivals equals the flow
-  into $x$ by class-$c$ departures), the flow out of $x$ by the transitions whose ``out_key`` is
-  $k$ minus the flow into $x$ by those whose ``in_key`` is $k$.
-
-Every state with at most $n + 1$ jobs is enumerated, so every equation of a state with at most $n$
-jobs is complete (transitions change the number of jobs by at most one). The arithmetic is exact:
-rates and product-form factors are converted once into the field of rational functions
-$\mathbb{Q}(\lambda, \mu, \dots)$ (``sympy.polys`` sparse fractions, which cancel common factors
-as they go), or into $\mathbb{Q}$ when the rates are numbers, so a residual is zero exactly when
-the equation holds identically. Nothing is evaluated in floating point.
-
-:func:`verify` builds the process of a model and a discipline and returns a
-:class:`BalanceReport`; ``symq verify`` prints it (its JSON fields are listed in docs/json-schema.md).
+For a :class:`~symq.processes.base.Process` and a candidate law $\pi$ (by default its product
+form, with $\pi(\emptyset) = 1$) this module evaluates, on every valid state with at most $n$
+jobs, the global balance residual and the partial balance residuals used in the survey's proofs
+([GR20]_ Thm 3.3, 3.9, 3.10), exactly, in the field of rational functions of the rates (or in
+$\mathbb{Q}$ for numeric rates), so a residual is zero exactly when the equation holds
+identically; :func:`verify` builds the process of a model and a discipline and returns a
+:class:`BalanceReport`, which ``symq verify`` prints (its JSON fields: docs/json-schema.md). The
+equations, the enumeration and the arithmetic: see docs/howto-verify.md.
 
 Examples
 --------
