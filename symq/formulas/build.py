@@ -1,42 +1,10 @@
 r"""Builders of structured formulas: each quantity as the theory builds it, a list of named
-intermediate quantities with short definitions, then the quantity in terms of them.
-
-Notation (server sets $X$ are written by their servers, $\emptyset$ the empty set,
-$\mathcal M$ all servers): $\mu(X)=\sum_{s\in X}\mu_s$, $R(X)$ the classes whose server set
-$S_c\subseteq X$, $r(X)=\mu(X)-\lambda(R(X))$ the slack, $L(I)=\lambda(C(I))$ the arrival
-rate of the classes compatible with a server of $I$.
-
-* Collaborative ([GR20]_ Thm 3.3, Props 6.2 and 6.3 corrected): the exact-cover weights
-  $H_X=\frac1{r(X)}\sum_{Y\cup S_c=X,\,Y\ne X}\lambda_cH_Y$ on the unions $X$ of class server
-  sets ($H_\emptyset=1$), $G=\sum_XH_X$, $\pi(\emptyset)=1/G$,
-  $P(s\text{ idle})=\sum_{X\not\ni s}H_X/G$; mean numbers through the continuation weights
-  $F_Z=\frac1{r(Z)}\bigl(1+\sum_{c:S_c\not\subseteq Z}\lambda_cF_{Z\cup S_c}\bigr)$,
-  $L_c=\frac{\lambda_c}G\sum_YH_YF_{Y\cup S_c}$.
-* Collaborative, nested graphs ([GR20]_ Thm 4.5): one load $\rho_S=\lambda_S/\hat\mu_S$ per
-  node $S$ of the nesting tree, $\hat\mu_S=r(S)+\lambda_S$; $\pi(\emptyset)=\prod_S(1-\rho_S)$,
-  $P(s\text{ idle})=\prod_{S\ni s}(1-\rho_S)$, $L_c=\lambda_c\bigl(\frac1{r(S_c)}+
-  \sum_{S\supsetneq S_c}\frac{\rho_S}{r(S)}\bigr)$.
-* ALIS ([GR20]_ Thm 3.9): idle-order weights $W_I=\frac1{L(I)}\sum_{s\in I}\mu_sW_{I\setminus s}$
-  ($W_\emptyset=1$), their subset sums $\Omega_I=\sum_{J\subseteq I}W_J$,
-  $G_{\rm ALIS}=\sum_XH_X\Omega_{\mathcal M\setminus X}=1/\pi(\emptyset,\emptyset)$,
-  $P(\emptyset)=W_{\mathcal M}/G_{\rm ALIS}$, $P(s\text{ idle})=\sum_{I\ni s}W_I\hat H_{\mathcal
-  M\setminus I}/G_{\rm ALIS}$ with $\hat H_Y=\sum_{X\subseteq Y}H_X$; mean numbers in queue
-  by $V_X=\frac1{r(X)}\bigl(\Omega_{\mathcal M\setminus X}+\sum_c\lambda_cV_{X\cup S_c}\bigr)$
-  and in service by the matching rates, with
-  $Z_Q=\frac1{L(Q)}\bigl(\hat H_{\mathcal M\setminus Q}+\sum_{t\notin Q}\mu_tZ_{Q\cup t}\bigr)$:
-  $L_c=\frac{\lambda_c}{G_{\rm ALIS}}\bigl[\sum_Y(1+|S_c\setminus Y|)H_YV_{Y\cup S_c}+
-  \sum_{s\in S_c}\sum_{P\subseteq\mathcal M\setminus S_c}W_PZ_{P\cup s}\bigr]$.
-* RAIS, canonical routing ([GR20]_ Thm 3.10): $\widetilde W_I=\frac1{L(I)}\sum_{s\in I}
-  \widetilde W_{I\setminus s}$, busy-set weights $D_B=\frac1{r(B)}\sum_{s\in B}D_{B\setminus s}$,
-  $G_{\rm RAIS}=\sum_B\widetilde W_{\mathcal M\setminus B}D_B/\widetilde W_{\mathcal M}=
-  1/\pi(\emptyset)$, $P(s\text{ idle})=\sum_{B\not\ni s}\widetilde W_{\mathcal M\setminus B}
-  D_B/(\widetilde W_{\mathcal M}G_{\rm RAIS})$; in queue $D^c_B=\frac1{r(B)}\bigl(\sum_{s\in B}
-  D^c_{B\setminus s}+\lambda_cD_B\bigr)$ on $B\supseteq S_c$; in service as ALIS (the canonical
-  routing has the ALIS matching rates).
-
+intermediate quantities with short definitions, then the quantity in terms of them: the
+collaborative exact-cover weights ([GR20]_ Thm 3.3, Props 6.2 and 6.3 corrected), the nesting
+loads of nested graphs (Thm 4.5), and the ALIS (Thm 3.9) and canonical RAIS (Thm 3.10) weights.
 Running time: O(U J) definitions for U unions (collaborative), O(2^M M) for ALIS and RAIS,
 O(J 2^M M) for RAIS mean numbers; each definition is built once, with no rational-function
-arithmetic.
+arithmetic. The notation and every formula built here: see docs/formulas.md.
 """
 
 from __future__ import annotations
