@@ -1,18 +1,9 @@
 r"""The closed-form chain of Adan, Wessels and Zijm for symmetric JSQ (§2, [AWZ90]_).
-
 An independent route for the symmetric case: a single chain of $(\alpha_i,\beta_i)$ with rational
-recursions and closed-form coefficients, in the lumped coordinates $m=\min(q_1,q_2)$,
-$n=|q_1-q_2|$, $p(m,n)=2P(m,m+n)$ for $n\ge1$:
-
-$\alpha_0=\rho^2$, $\beta_0=\rho^2/(2+\rho)$, $\alpha_{i+1}=2\rho\beta_i^2/\alpha_i$,
-$\beta_{i+1}=\alpha_{i+1}^2/((\alpha_{i+1}+2\rho)\beta_i)$,
-$c_{2i+1}=-c_{2i}V(\alpha_i,\beta_i)/V(\alpha_{i+1},\beta_i)$,
-$c_{2i+2}=-c_{2i+1}H(\alpha_{i+1},\beta_i)/H(\alpha_{i+1},\beta_{i+1})$, $c_0=1$, and
-$C=4(2-\rho)(1-\rho^2)/(\rho(2+\rho))$. The pure series converges at every state (§2), but only
-by the factor 0.38 ($\rho=\frac12$) or 0.20 ($\rho=0.9$) per level at $(0,0)$ and $(0,1)$.
-
-Every $\alpha_i,\beta_i,c_i$ is rational for rational $\rho$; the chain is evaluated in mpmath at the
-working precision because the rationals grow quickly.
+recursions and closed-form coefficients $c_i$, starting at $\alpha_0=\rho^2$, in the lumped
+coordinates $m=\min(q_1,q_2)$, $n=|q_1-q_2|$, evaluated in mpmath at the working precision (the
+rationals grow quickly). The recursions, the normalising constant and the convergence rate are
+in docs/theory-compensation.md (§2).
 """
 
 from __future__ import annotations
