@@ -1,25 +1,10 @@
 r"""The compensation steps: initial solution, vertical step, horizontal step.
-
-A *term* is a product form $c\,a^{q_1}b^{q_2}$ restricted to the upper or the lower region, with
-$(a,b)$ on that region's kernel (:mod:`symq.compensation.kernel`). A *group* is the set of terms that
-share $\alpha=ab^s$, together with the boundary values $h_r\alpha^{q_1}$ on the boundary states
-$(q_1, sq_1+r)$ (§1, §3.6, §4.4).
-
-The boundary equations are not transcribed from a table: each step evaluates the global-balance
-equations of :func:`symq.compensation.models.incoming` at a few reference states, term by term. This
-is the same system as §3.6 (JSQ, 3 unknowns) and §4.4 (SED, $2s+1$ unknowns):
-
-* **horizontal step** (HS, §1 step 3, §3.6, §4.7): at the reference level $m_0$, the $s$ boundary
-  states $(m_0, sm_0+r)$, the $s$ upper states $(m_0, s(m_0+1)+r)$ next to the boundary and the lower
-  state $(m_0+1, sm_0+s-1)$; the unknowns are $h_0..h_{s-1}$, the coefficients of the $s$ new upper
-  terms and of the new lower term. Every value is taken relative to $\alpha^{m_0}$, so only small
-  powers occur.
-* **initial solution** (§3.4, §4.5): the same matrix with no known term is singular at
-  $\alpha_0=\rho^{s+1}$; set $h_{s-1}=1$, solve all rows but the lower one, and check that one.
-* **vertical step** (VS, §3.5, §4.6): an upper term keeps $b$ and takes
-  $\alpha'=\lambda b^{2s}/(\mu_1\alpha)$; a lower term keeps $a$ and takes $b'=\lambda/(\mu_2 b)$. The new
-  coefficient makes the pair satisfy the balance equation at a state on the vertical boundary
-  ($q_1=0$ for upper terms, $q_2=0$ for lower terms).
+Terms $c\,a^{q_1}b^{q_2}$ on a region's kernel (:mod:`symq.compensation.kernel`) are grouped by
+their $\alpha=ab^s$ with the boundary values $h_r\alpha^{q_1}$; each step solves the boundary
+equations of §3.6 (JSQ, 3 unknowns) or §4.4 (SED, $2s+1$ unknowns), evaluated from the
+global-balance equations of :func:`symq.compensation.models.incoming` at a few reference states
+rather than transcribed from a table. The reference states and the three steps are described in
+docs/theory-compensation.md (§4.4).
 """
 
 from __future__ import annotations
