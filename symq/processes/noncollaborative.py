@@ -1,31 +1,12 @@
 r"""Noncollaborative FCFS: ALIS on (job queue, idle servers) and RAIS on the interleaved state.
-
-Verbal model ([GR20]_ section 2): a job enters service on one compatible server; jobs are served
-in FCFS order; a server that completes takes the oldest waiting compatible job, or becomes idle.
-An arriving job that finds idle compatible servers
-
-* **ALIS** takes the one that has been idle longest. State $(\vec c_n, \vec s_k)$: classes of the
-  waiting jobs (oldest first) and the idle servers ($s_1$ idle longest). Theorem 3.9 (Adan et al.):
-  $\pi(\vec c_n, \vec s_k) = \pi(\emptyset,\emptyset)\prod_{i=1}^n \frac{\lambda_{c_i}}{\mu(\vec c_i)}
-  \prod_{j=1}^k \frac{\mu_{s_j}}{\lambda(\vec s_j)}$, with $\mu(\vec c_i) = \mu(S(c_1..c_i))$ and
-  $\lambda(\vec s_j) = \lambda(C(s_1..s_j))$.
-* **RAIS** goes to idle server $s$ with probability $p_c(s \mid B)$, $B$ the busy set. State
-  $\vec z_m$: the jobs in arrival order, a waiting job written $(c, \text{class})$ and a job in
-  service written $(b, \text{server})$. With activation rates
-  $\lambda^a_s(B) = \sum_c \lambda_c p_c(s\mid B)$ satisfying the assignment condition
-  ($\prod_j \lambda^a_{b_j}(B_{j-1})$ independent of the order of $B$), Theorem 3.10:
-  $\pi(\vec z_m) = \pi(\emptyset)\prod_{i=1}^m \lambda_{z_i}(\vec z_i)/\mu(\vec z_i)$, where
-  $\mu(\vec z_i)$ is the rate of the busy servers among $z_1..z_i$.
-
-Routings (docs/product-forms.md, Thm 3.10 section): the activation rates are forced,
-$\lambda^a_s(B) = \widetilde W(I\setminus s)/\widetilde W(I)$ with $I$ the idle set and
-$\widetilde W(I) = \frac{1}{\lambda(C(I))}\sum_{s\in I}\widetilde W(I\setminus s)$ (forced by the
-assignment condition); :func:`canonical_routing` (route to the server that would be longest
-idle under ALIS, idle order drawn from its stationary law; always valid, rational in the $\lambda$'s, works with
-symbols) and :func:`maxflow_routing` (Visschers, Adan and Weiss: one max-flow per busy set,
-exact rationals) construct valid splits; :func:`uniform_routing` is valid for all rates iff any two
-classes have equal or disjoint server sets. :func:`assignment_condition_violation` checks a routing
-exactly and names a busy-server order that breaks the condition.
+In the verbal model of [GR20]_ section 2 a job enters service on one compatible server, jobs are
+served in FCFS order, and an arriving job that finds idle compatible servers takes the one idle
+longest (ALIS, product form of Theorem 3.9, Adan et al.) or one drawn with routing probabilities
+$p_c(s \mid B)$ given the busy set $B$ (RAIS, Theorem 3.10, under the assignment condition on the
+activation rates $\lambda^a_s(B) = \sum_c \lambda_c p_c(s\mid B)$); :func:`canonical_routing`,
+:func:`maxflow_routing` (Visschers, Adan and Weiss) and :func:`uniform_routing` build routings and
+:func:`assignment_condition_violation` checks one exactly. The states, both product forms and the
+routings: see docs/product-forms.md.
 
 Examples
 --------

@@ -1,23 +1,13 @@
 r"""Order-independent (OI) queues: the collaborative model, abandonments and loss.
-
-State descriptor ([GR20]_, section 3.1): $\vec c_n = (c_1, \dots, c_n)$, the classes of all jobs in
-the system in order of arrival (oldest first).
-
-* :class:`OrderIndependentQueue` -- the OI queue of Definition 3.1 with a general rate function
-  $\mu(\vec c_n)$: the job in position $j$ departs at rate
-  $\Delta_j(\vec c_n) = \mu(\vec c_j) - \mu(\vec c_{j-1})$ (property (i)). Theorem 3.3
-  (Berezner, Kriel and Krzesinski; Krzesinski):
-  $\pi(\vec c_n) = \pi(\emptyset)\prod_{i=1}^n \lambda_{c_i}/\mu(\vec c_i)$.
-* :class:`CollaborativeQueue` -- the collaborative (cancel-on-completion redundancy) model of
-  section 2 as an instance: the job in position $p$ is served by the servers of $S_{c_p}$ that do
-  not serve an older job, so $\mu(\vec c_n) = \mu(S(\vec c_n))$. With ``model.abandonment_rates``
-  every job also abandons at rate $\gamma_{c}$, and Corollary 3.5 gives the same product form with
-  $\mu(\vec c_j) = \sum_{i \le j}\gamma_{c_i} + \mu(S(\vec c_j))$.
-* :class:`AcceptanceRegion` -- job rejection (loss): an arrival is accepted when the per-class
-  counts after it lie in the region. If the region has the truncation property (Definition 3.6:
-  coordinate convex on the per-class counts), Corollary 3.7 says the product form holds on the
-  region with a new normalizing constant. Per-class caps and a total cap have the property; a
-  region without it is refused with the counts that break it.
+The state is $\vec c_n = (c_1, \dots, c_n)$, the classes of all jobs in order of arrival
+([GR20]_, section 3.1): :class:`OrderIndependentQueue` is the OI queue of Definition 3.1 with a
+general rate function $\mu(\vec c_n)$ and the product form
+$\pi(\vec c_n) = \pi(\emptyset)\prod_{i=1}^n \lambda_{c_i}/\mu(\vec c_i)$ of Theorem 3.3
+(Berezner, Kriel and Krzesinski; Krzesinski), :class:`CollaborativeQueue` the collaborative model
+of section 2 as an instance (with abandonments, Corollary 3.5), and :class:`AcceptanceRegion` job
+rejection on a region with the truncation property (Definition 3.6, Corollary 3.7; a region
+without it is refused with the counts that break it). The rate functions and the truncation
+property: see docs/product-forms.md.
 
 References
 ----------
