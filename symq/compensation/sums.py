@@ -1,23 +1,9 @@
 r"""Closed-form sums of a compensation term outside the near-origin box (§5).
-
-The box is $\mathcal B=\{q_1<N_0,\ q_2<sN_0\}$. With $G_0(x)=\sum_{j\ge N_0}x^j=x^{N_0}/(1-x)$ and
-$G_1(x)=\sum_{j\ge N_0}jx^j=x^{N_0}(N_0-(N_0-1)x)/(1-x)^2$, a term contributes to
-$S_0=\sum p$, $S_1=\sum q_1p$ and $S_2=\sum q_2p$ over the complement of $\mathcal B$:
-
-* upper term $c\,a^{q_1}b^{q_2}$ on $\{\lfloor q_2/s\rfloor>q_1\}$, outside the box iff $q_2\ge sN_0$;
-  with $X=b^s$, $Y=ab^s$, $R_0=\sum_{r<s}b^r$, $R_1=\sum_{r<s}rb^r$:
-  $S_0=cR_0\frac{G_0(X)-G_0(Y)}{1-a}$,
-  $S_1=cR_0\frac{aG_0(X)-(1-a)G_1(Y)-aG_0(Y)}{(1-a)^2}$,
-  $S_2=c\frac{sR_0(G_1(X)-G_1(Y))+R_1(G_0(X)-G_0(Y))}{1-a}$;
-* lower term $e\,a^{q_1}b^{q_2}$ on $\{\lfloor q_2/s\rfloor<q_1\}$, outside iff $q_1\ge N_0$:
-  $S_0=e\frac{G_0(a)-G_0(Y)}{1-b}$, $S_1=e\frac{G_1(a)-G_1(Y)}{1-b}$,
-  $S_2=e\frac{bG_0(a)-s(1-b)G_1(Y)-bG_0(Y)}{(1-b)^2}$;
-* boundary values $h_r\alpha^{q_1}$, outside iff $q_1\ge N_0$, with $H_0=\sum h_r$, $H_1=\sum rh_r$:
-  $S_0=H_0G_0(\alpha)$, $S_1=H_0G_1(\alpha)$, $S_2=sH_0G_1(\alpha)+H_1G_0(\alpha)$.
-
-Only finite inner sums of $a^{q_1}$ occur for upper terms, whose $|a|$ exceeds 1. Re-derived here from
-the geometric sums $\sum_{i<n}x^i$ and $\sum_{i<n}ix^i$; checked against brute-force summation in the
-tests.
+For an upper term, a lower term or a group's boundary values, the functions here give the sums
+$S_0=\sum p$, $S_1=\sum q_1p$ and $S_2=\sum q_2p$ over the complement of the box
+$\{q_1<N_0,\ q_2<sN_0\}$ in closed form, from $G_0(x)=\sum_{j\ge N_0}x^j$ and
+$G_1(x)=\sum_{j\ge N_0}jx^j$, re-derived from the finite geometric sums and checked against
+brute-force summation in the tests. The formulas are in docs/theory-compensation.md (§5).
 """
 
 from __future__ import annotations
