@@ -1,16 +1,9 @@
 r"""Stability of FCFS compatibility models.
-
 The collaborative and noncollaborative FCFS models are stable if and only if
-$\lambda(A) < \mu(S(A))$ for every non-empty set of classes $A$ ([GR20]_, section 2). symq decides
-this exactly without enumerating the $2^J$ class sets: for each class $i$,
-
-.. math:: \min_{A \ni i} \bigl(\mu(S(A)) - \lambda(A)\bigr) = \operatorname{mincut}_i - \lambda,
-
-where $\operatorname{mincut}_i$ is the minimum cut of the network source $\to$ class $c$ (capacity
-$\lambda_c$, infinite for $c=i$) $\to$ server $j \in S_c$ (infinite) $\to$ sink (capacity $\mu_j$): a
-cut keeps a class set $A \ni i$ and its servers $S(A)$ on the source side and costs
-$\lambda - \lambda(A) + \mu(S(A))$. Capacities are exact rationals scaled to integers, so the
-verdict is exact, and load equal to capacity is unstable.
+$\lambda(A) < \mu(S(A))$ for every non-empty set of classes $A$ ([GR20]_, section 2); symq decides
+this exactly, without enumerating the $2^J$ class sets, by one minimum cut per class on exact
+rationals scaled to integers (load equal to capacity is unstable). The cut network and why it
+gives the minimum slack: see docs/quantities.md.
 
 Examples
 --------

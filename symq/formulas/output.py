@@ -1,17 +1,11 @@
 r"""What ``symq derive`` prints for each ``--form`` and ``--format``.
-
-* ``structured`` (default, symbolic models, the five normalization quantities): the named
-  definitions then the quantity; text lines ``NAME = EXPR`` (each ``EXPR`` readable by
-  :func:`symq.expressions.parse_expression` with the earlier names), or one LaTeX ``align*``
-  block, or JSON ``"structured": {"definitions": [...], "result": ...}``.
-* ``expanded`` / ``factored``: one cancelled rational function per result, from the
-  definitions in python-flint arithmetic; JSON ``"result"`` as before.
-
-Numeric models and the other quantities (response-time laws) have one form, the exact value
-or law as the quantity's handler gives it.
-
-Running time: structured well under a second for 6 servers; expanded grows with the size of
-the rational function (seconds for 4 servers).
+``structured`` (the default for symbolic models and the five normalization quantities) prints the
+named definitions then the quantity, as text lines ``NAME = EXPR``, one LaTeX ``align*`` block or
+JSON ``"structured": {"definitions": [...], "result": ...}``; ``expanded`` and ``factored`` print
+one cancelled rational function per result, multiplied out from the definitions in python-flint
+arithmetic; numeric models and the response-time laws have one form, the exact value or law.
+Running time: structured well under a second for 6 servers; expanded grows with the size of the
+rational function (seconds for 4 servers). The forms and formats: see docs/formulas.md.
 """
 
 from __future__ import annotations

@@ -1,22 +1,12 @@
 r"""The common shape of a Markov process with a candidate product-form law.
-
-A :class:`Process` knows
-
-* its **state descriptor** (a hashable tuple) and :meth:`~Process.size`, the number of jobs (or
-  agents) a state holds, which is what a truncation counts;
-* its **valid states** up to a size, :meth:`~Process.states`, enumerated from the survey's definition
-  of validity, not by exploring the chain;
-* its **transitions**, :meth:`~Process.transitions`, written from the verbal model (who arrives,
-  who is served by whom, what a completion does) and never from the product form. Each
-  :class:`Transition` also names the partial-balance family it belongs to at its source
-  (``out_key``) and at its target (``in_key``): a partial-balance equation of state $x$ and key
-  $k$ says that the flow out of $x$ by the transitions with ``out_key`` $k$ equals the flow into
-  $x$ by the transitions with ``in_key`` $k$. Summing over $k$ gives global balance;
-* its **product form**, :meth:`~Process.product_form`, up to the normalizing constant
-  ($\pi(\emptyset) = 1$), as a product of :meth:`~Process.product_form_factors`.
-
-:mod:`symq.balance` checks the law against the transitions; :mod:`symq.ctmc` solves the
-truncated chain built from the same transitions without any product-form theory.
+A :class:`Process` knows its state descriptor and :meth:`~Process.size`, its valid states
+(:meth:`~Process.states`, from the survey's definition of validity), its transitions
+(:meth:`~Process.transitions`, written from the verbal model, never from the product form, each
+:class:`Transition` naming its partial-balance families ``out_key`` and ``in_key``) and its
+product form (:meth:`~Process.product_form`, with $\pi(\emptyset) = 1$, a product of
+:meth:`~Process.product_form_factors`); :mod:`symq.balance` checks the law against the
+transitions and :mod:`symq.ctmc` solves the truncated chain built from the same transitions. What
+each part means: see docs/product-forms.md.
 """
 
 from __future__ import annotations
