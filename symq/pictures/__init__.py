@@ -1,21 +1,10 @@
 r"""Pictures drawn by ``symq plot MODEL KIND``: one registry, one module per kind of picture.
-
-Every module of this package registers its kinds with :func:`register` when it is imported;
-:func:`kinds` imports them all, so a new picture is a new module here and nothing else (the
-``plot`` command, its help and the docs list read the registry). A kind says what it draws
-(``summary``), what its ``MODEL`` argument is (``subject``: a compatibility model, or a two-queue
-routing policy for the compensation pictures), which extra command-line options it reads, and a
-``draw(subject, **options)`` function that returns a :class:`Picture`: a matplotlib figure and the
-stem of its default file name, made from the actual parameters so that runs with other parameters
-never overwrite each other.
-
-Kinds shipped: ``graph`` (compatibility graph), ``load`` (a quantity against a scaling of all
-arrival rates up to the stability limit), ``distribution`` (stationary law of the number in
-system), ``heatmap`` and ``levels`` (two-queue routing by the compensation approach), ``clusters``
-(supermarket decomposition). See the command-line page of the docs for examples.
-
-matplotlib is optional (``pip install "symq[plot]"``); pictures are drawn with the Agg backend,
-so no display is needed.
+Every module of this package registers its kinds with :func:`register` when it is imported, and
+:func:`kinds` imports them all, so a new picture is a new module here and nothing else; a kind
+has a ``summary``, a ``subject`` (a compatibility model or a two-queue routing policy), its extra
+options and a ``draw`` function that returns a :class:`Picture`. The kinds shipped (``graph``,
+``load``, ``distribution``, ``heatmap``, ``levels``, ``clusters``) and how the registry works are
+in docs/pictures.md.
 
 Examples
 --------

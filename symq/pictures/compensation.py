@@ -1,20 +1,10 @@
 r"""``symq plot POLICY heatmap|levels``: two-queue routing pictures (compensation approach).
-
-``POLICY`` is ``jsq``, ``asymmetric`` or ``sed`` with the options of ``symq compensation``
-(``--rho``, ``--s``, ``--q``, ``--lam``, ``--mu1``, ``--mu2``); see the compensation topic page
-and the theory page of the compensation approach.
-
-* ``heatmap``: the joint queue-length law $P(q_1,q_2)$ on $q_1\le$ ``--size``,
-  $q_2\le s\cdot$ ``--size``, on a **logarithmic** colour scale (a linear one hides the geometric
-  tail), one panel per load in ``--rhos`` plus the model's own load; the lines
-  $s(q_1+1)=q_2+1$ (equal expected delays) and $sq_1=q_2$ between which the mass concentrates.
-* ``levels``: the number of compensation levels the pure series needs at each state for
-  relative accuracy $10^{-6}$ (see :func:`symq.compensation.pictures.levels_needed`).
-
-Ticks are on whole numbers (the states form an integer lattice), colour bars are labelled, and
-titles and file names carry the actual parameters: ``asymmetric --mu2 3`` is titled
-$\mu=(1,3)$ and written to ``asymmetric-heatmap-lambda=2-mu1=1-mu2=3-q=1_2.png`` (for $\lambda=2$), so runs with
-other parameters never overwrite each other.
+``POLICY`` is ``jsq``, ``asymmetric`` or ``sed`` with the options of ``symq compensation``;
+``heatmap`` draws the joint queue-length law $P(q_1,q_2)$ on a logarithmic colour scale, one panel
+per load, and ``levels`` the number of compensation levels the pure series needs per state (see
+:func:`symq.compensation.pictures.levels_needed`); titles and file names carry the actual
+parameters (:func:`parameter_tag`). The options and what each picture shows are in
+docs/pictures.md.
 
 Examples
 --------

@@ -1,18 +1,9 @@
 r"""``symq plot MODEL load``: a quantity against the load, up to the stability limit.
-
-All arrival rates are scaled by the same factor $t$: $\lambda_i(t) = t\lambda_i$. The model is
-stable exactly for $t < t^*$ with
-
-$$t^* = \min_{\emptyset\ne A} \frac{\mu(S(A))}{\lambda(A)}$$
-
-(the stability condition $\lambda(A) < \mu(S(A))$ for every class set $A$, see the quantities
-page). symq finds $t^*$ exactly by Dinkelbach's iteration on the one-max-flow stability check:
-from $t_0=\mu(S)/\lambda$, each step takes the tightest class set $A_k$ at $t_k$ and sets
-$t_{k+1}=\mu(S(A_k))/\lambda(A_k)$, until the margin is zero (finitely many steps, each a
-max-flow). The picture shows the quantity (default ``mean-response-time``: per class and
-overall) at ``--points`` exact points $t = t^*k/(n+1)$, $k = 1..n$, against the relative load
-$t/t^*$; the values are exact rationals, drawn as floats. On a terminal a
-progress bar counts the points.
+All arrival rates are scaled by one factor $t$, stable exactly for
+$t<t^*=\min_{\emptyset\ne A}\mu(S(A))/\lambda(A)$, which :func:`stability_limit` finds exactly by
+Dinkelbach's iteration on the max-flow stability check; the picture shows the quantity (default
+``mean-response-time``, per class and overall) at ``--points`` exact points against $t/t^*$. The
+iteration and the options are in docs/pictures.md (A quantity against the load).
 
 Examples
 --------
