@@ -1,19 +1,11 @@
 r"""Sums and mixtures of independent exponentials: the response-time laws of [GR20]_ section 4.
-
 A :class:`ExponentialMixture` is a finite mixture whose components are sums of independent
-*gated exponentials*: a term $(p, r)$ is $0$ with probability $1-p$ and $\mathrm{Exp}(r)$ with
-probability $p$ ($p=1$: a plain exponential). This covers
-
-* the M/M/1 response time $T^{M/M/1}(\lambda,\mu)\sim\mathrm{Exp}(\mu-\lambda)$ and queueing time
-  $T_Q^{M/M/1}(\lambda,\mu)$: $\mathrm{Exp}(\mu-\lambda)$ with probability $\rho=\lambda/\mu$
-  ([GR20]_ Cor 4.4);
-* the nested laws of Thm 4.5, 4.6, Cor 4.7, 4.8 (independent sums);
-* the unconditional queueing time of Thm 5.4 / Cor 5.6 read correctly, a mixture over the busy
-  servers (docs/theory-subset-dp.md §4.4).
-
-Everything is exact: the Laplace-Stieltjes transform, mean and variance are rational functions
-of the rates; the CDF and density come from the partial fractions of the LST (residues at the
-poles $-r$, with repeated rates handled as Erlang terms).
+*gated exponentials* (a term $(p, r)$ is $0$ with probability $1-p$ and $\mathrm{Exp}(r)$ with
+probability $p$), which covers the M/M/1 response and queueing times of [GR20]_ Cor 4.4, the
+nested laws of Thm 4.5, 4.6, Cor 4.7, 4.8 and the unconditional queueing time of Thm 5.4 /
+Cor 5.6 read as a mixture over the busy servers; everything is exact (the Laplace-Stieltjes
+transform, mean and variance are rational functions of the rates, the CDF and density come from
+the partial fractions of the LST). Which laws it holds and how: see docs/quantities.md.
 
 Examples
 --------
