@@ -1,22 +1,10 @@
 r"""A law on $[0,\infty)$ given by a rational Laplace-Stieltjes transform, at exact rates.
-
-Every law of :mod:`symq.response_time` has an LST $\hat F(\theta)=N(\theta)/D(\theta)$ with
-rational coefficients (a finite mixture of phase-type laws, possibly with an atom at 0). From it:
-
-* the atom $P(T=0)=\lim_{\theta\to\infty}\hat F(\theta)$, the mean $-\hat F'(0)$ and the second
-  moment $\hat F''(0)$, exactly;
-* the exact partial fractions over $\mathbb Q$: $D=\prod_kq_k^{m_k}$ with $q_k$ irreducible,
-  $\hat F-P(T=0)=\sum_k\sum_{j\le m_k}P_{kj}/q_k^j$ with $\deg P_{kj}<\deg q_k$ (extended Euclid
-  and $q$-adic expansion);
-* the survival function. A linear factor $q=\theta+r$ gives
-  $A/(\theta+r)^j\mapsto P(T>t)\mathrel{+}=A\,e^{-rt}\sum_{i<j}t^i/(i!\,r^{j-i})$ (exact, in
-  $\exp$ of rationals); an irreducible $q$ of higher degree with $m=1$ gives
-  $\sum_{\rho:\,q(\rho)=0}-\frac{P(\rho)}{q'(\rho)\rho}e^{\rho t}$, exact as a sympy ``RootSum``
-  and evaluated in ball arithmetic at the roots isolated by FLINT/Arb (rigorous enclosures).
-
-Values are certified: the ball of $P(T>t)$ is recomputed at doubled precision until both ends of
-the ball round to the same ``digits`` significant digits. :meth:`RationalLaw.percentile` bisects on
-dyadic points with the same balls, so the printed digits of the percentile are correct.
+Every law of :mod:`symq.response_time` has an LST $\hat F(\theta)=N(\theta)/D(\theta)$ with rational
+coefficients; :class:`RationalLaw` gives its atom, mean and second moment exactly, its exact
+partial fractions over $\mathbb Q$, and its survival function (exact terms $t^ke^{-rt}$ for rational
+poles, a ``RootSum`` evaluated in FLINT/Arb ball arithmetic for the others), with certified digits
+and a percentile by bisection on the same balls. The formulas are in docs/response-times.md
+(From the LST to numbers).
 
 Examples
 --------

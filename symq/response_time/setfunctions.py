@@ -1,17 +1,9 @@
 r"""Set functions of a model on bitmasks of servers, with rates in a field of rational functions.
-
-Every response-time law of :mod:`symq.response_time` is a rational function of the transform
-variable $\theta$ (and of the rates, when they are symbols). The dynamic programmes over server
-sets run on elements of the field $\mathbb Q(\theta, \text{rate symbols})$ (sympy's sparse
-:class:`~sympy.polys.fields.FracField`, exact and canonical: numerator and denominator coprime).
-
-A server set is an ``int`` bitmask: bit ``m`` is the ``m``-th server of ``model.servers``.
-Increasing integer order is a topological order for inclusion, so a DP that reads strict
-subsets may run over ``range(1 << M)``. The notation is that of [GR20]_ section 5:
-
-* $\mu(X)=\sum_{m\in X}\mu_m$, $\lambda_R(X)=\lambda(R(X))$ the arrival rate of the classes that
-  need only servers of $X$, $r(X)=\mu(X)-\lambda_R(X)$ ($>0$ for $X\neq\emptyset$ under stability);
-* $L(I)=\lambda(C(I))$ the arrival rate of the classes with a server in $I$.
+The dynamic programmes of :mod:`symq.response_time` run over server sets, as ``int`` bitmasks in
+increasing order (a topological order for inclusion), on elements of the exact field
+$\mathbb Q(\theta,\text{rate symbols})$ (sympy's sparse :class:`~sympy.polys.fields.FracField`);
+:class:`SetFunctions` tabulates $\mu(X)$, $\lambda_R(X)$, $r(X)=\mu(X)-\lambda_R(X)$ and $L(I)$ in
+the notation of [GR20]_ section 5, defined in docs/response-times.md.
 
 Examples
 --------
