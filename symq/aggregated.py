@@ -1,25 +1,10 @@
 r"""Partially and per-class aggregated laws ([GR20]_ sections 5 and 6), corrected where needed.
-
-Notation of docs/theory-subset-dp.md: $\vec b=(b_1..b_l)$ the busy servers in the order of
-their jobs' arrival, $B_j=\{b_1..b_j\}$, $\vec n$ the waiting jobs between them, $\vec s$ the idle
-servers (``s_1`` idle longest), $r(X)=\mu(X)-\lambda(R(X))$, $\alpha(X)=\lambda(R(X))/\mu(X)$,
-$L(I)=\lambda(C(I))$.
-
-* :func:`rais_busy_weight` -- $\Phi(B)=\widetilde W(\mathcal M\setminus B)/\widetilde W(\mathcal M)$,
-  the product of activation rates, the same for every valid RAIS routing (docs/theory-subset-dp.md §1.2).
-* :func:`rais_partial_law` -- Thm 5.1 (correct as printed):
-  $\pi'(\vec b,\vec n)=\pi(\emptyset)\Phi(B)\prod_j\alpha(B_j)^{n_j}/\mu(B_j)$.
-* :func:`alis_partial_law` -- Thm 5.2 in the corrected form of theory-subset-dp §4.2 (the printed form
-  lost the numerators $\mu_{b_j}$, $\mu_{s_j}$).
-* :func:`collaborative_partial_law` -- Prop 5.5 with the corrected validity condition
-  $S_{d_i}\not\subseteq S(d_1..d_{i-1})$.
-* :func:`idle_order_sum` -- Cor 5.3: the ALIS law summed over idle orders is the RAIS law.
-* :func:`printed_conditional_waiting_time` -- Thm 5.4 *as printed* (false as a conditional law),
-  :func:`waiting_time_law` and :func:`waiting_time_lst` -- the correct statement: the
-  $P(\vec b)$-mixture of those hypoexponentials (theory-subset-dp §4.4), also by one DP.
-* :func:`balance_function` -- Thm 6.1: $\Phi(x)=\frac1{\mu(S(x))}\sum_{i:x_i>0}\Phi(x-e_i)$ and
-  $\pi(x)=\pi(\emptyset)\Phi(x)\prod_i\lambda_i^{x_i}$; :func:`balance_rates` gives
-  $\phi_i(x)=\Phi(x-e_i)/\Phi(x)$, which satisfy the balance property.
+The RAIS busy-order weight $\Phi(B)$ and partial law (Thm 5.1), the ALIS partial law (Thm 5.2,
+corrected), the collaborative partial law (Prop 5.5, corrected validity condition), the sum over
+idle orders (Cor 5.3), the waiting-time law as a mixture over busy orders (Thm 5.4 read
+correctly, with the printed conditional form kept for comparison) and the balance function of
+Thm 6.1, in the notation of docs/theory-subset-dp.md. Which function implements which statement,
+and the corrections: see docs/theory-subset-dp.md §4.9.
 
 Examples
 --------

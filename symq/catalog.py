@@ -1,15 +1,7 @@
 r"""Built-in models and TOML model files.
-
-Built-in names (symbolic rates ``lambda_<class>`` and ``mu_<server>``), as listed in docs/cli.md:
-
-============== ==============================================================================
-``n``          1 -> {1}, 2 -> {1, 2}
-``w``          1 -> {1}, 2 -> {2}, 3 -> {1, 2}
-``redundancy:K:D`` one class per D-subset of servers 1..K, rate ``lambda``/C(K, D); servers rate ``mu``
-``uninformed:N`` one class ``1`` of rate ``lambda`` compatible with servers 1..N of rates ``mu_j``
-``nested``     1 -> {1}, 2 -> {2}, 3 -> {1, 2}, 4 -> {3}, 5 -> {1, 2, 3}
-``ring:K``     class i -> {i, i+1 mod K}, K >= 3 (a non-nested graph)
-============== ==============================================================================
+The built-in names ``n``, ``w``, ``redundancy:K:D``, ``uninformed:N``, ``nested`` and ``ring:K``
+(symbolic rates ``lambda_<class>`` and ``mu_<server>``) and the TOML model format are read here
+into a :class:`~symq.model.Model`; their graphs: see docs/cli.md.
 
 Examples
 --------

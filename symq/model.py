@@ -1,9 +1,8 @@
 r"""The :class:`Model`: job classes, servers, their compatibility graph and exact rates.
-
-Notation follows Gardner and Righter [GR20]_, section 2 and Table 1: class $i$ arrives at rate
-$\lambda_i$ and can be served by the servers $S_i$; server $j$ works at rate $\mu_j$ and can serve
-the classes $C_j$. For a set of classes $A$, $S(A)=\bigcup_{i\in A} S_i$; for a set of servers $B$,
-$C(B)=\bigcup_{j\in B} C_j$ and $R(B)=\{i : S_i\subseteq B\}$ (the classes only $B$ can serve).
+The notation follows Gardner and Righter [GR20]_, section 2 and Table 1: class $i$ arrives at
+rate $\lambda_i$ and can be served by the servers $S_i$, server $j$ works at rate $\mu_j$ and can
+serve the classes $C_j$; the set functions $S(A)$, $C(B)$ and $R(B)$: see
+docs/theory-subset-dp.md.
 
 References
 ----------

@@ -2,16 +2,10 @@ r"""Structured formulas: each quantity the way the theory builds it, as named in
 quantities with short definitions and then the quantity in terms of them ([GR20]_ Thm 3.3 and
 Props 6.2/6.3 for the collaborative weights $H$, Thm 4.5 for nested graphs, Thm 3.9 for the ALIS
 idle-order weights $W$, Thm 3.10 for the RAIS busy-set weights $D$; the definitions are listed
-in :mod:`symq.formulas.build`).
-
-Forms: ``structured`` (the default of ``symq derive``), ``expanded`` (one cancelled rational
-function, computed from the definitions in python-flint polynomial arithmetic) and
-``factored`` (numerator and denominator factored over the integers).
-
-Names of intermediate quantities contain ``__`` (``H__1_2`` is $H_{12}$), which no rate symbol
-may contain, so they never clash with rates; the JSON form gives each definition as an
-expression string that :func:`symq.expressions.parse_expression` reads with the earlier names
-as variables.
+in :mod:`symq.formulas.build`), in the forms ``structured`` (the default of ``symq derive``),
+``expanded`` (one cancelled rational function, from the definitions in python-flint polynomial
+arithmetic) and ``factored``. Names of intermediate quantities contain ``__`` (``H__1_2`` is
+$H_{12}$), so they never clash with rates. The names, forms and JSON: see docs/formulas.md.
 
 Examples
 --------

@@ -1,16 +1,11 @@
 r"""Evaluation of structured definitions, in order, in an exact domain: rationals at a point
 (:class:`fractions.Fraction`, for the tests' second route) or rational functions of the rate
-symbols (the expanded form) in python-flint ``fmpz_mpoly`` arithmetic.
-
-The expanded form uses :class:`FactoredFunctions`: each denominator is kept as a product of
-known irreducible factors (the linear slacks and arrival-rate sums of the definitions, then
-the numerators of the normalizing constants), so that cancelling is an integer test at a fixed
-point followed by an exact division, never a multivariate gcd; :class:`RationalFunctions`
-(numerator/denominator pairs cancelled by their gcd after every operation) is the simple
-version it replaces, and sympy's ``FracField`` the slow one before that.
-
-Running time: one polynomial product per term of every definition, about five seconds per
-million terms of the result (printing included), see ``benchmarks/formulas_bench.py``.
+symbols (the expanded form) in python-flint ``fmpz_mpoly`` arithmetic, where
+:class:`FactoredFunctions` keeps each denominator as a product of known irreducible factors so
+that cancelling is an exact division, never a multivariate gcd (:class:`RationalFunctions`, which
+cancels by the gcd after every operation, is the simple version it replaces). Running time: one
+polynomial product per term of every definition, about five seconds per million terms of the
+result (printing included), see ``benchmarks/formulas_bench.py`` and docs/formulas.md.
 """
 
 from __future__ import annotations
