@@ -1,26 +1,10 @@
 r"""The hybrid solution: near-origin box solved from the balance equations, series outside.
-
-The method is written out in docs/theory-compensation.md: §1 steps 5-7, §3.10, §4.10, §5, §6.
-
-* **Box.** $\mathcal B=\{q_1<N_0,\ q_2<sN_0\}$. Its states are solved from their global-balance
-  equations $p_{\mathcal B}Q_{\mathcal B\mathcal B}=-x_{\rm ring}Q_{{\rm ring},\mathcal B}$, where the ring
-  values $x_{\rm ring}$ come from the series. The ring is $\{(N_0,q_2):q_2<sN_0\}\cup\{(q_1,sN_0):q_1<N_0\}$.
-  $Q_{\mathcal B\mathcal B}$ is a sub-generator (non-singular, diagonally dominant), so the banded
-  elimination below needs no pivoting.
-* **Rule for $N_0$.** The series converges at a state at distance $t$ from the origin with a
-  per-level contraction $\theta(t)$ that falls like $r^{t/s}$, where $r$ is the larger of the
-  asymptotic ratios $r_U=x_-/x_+$ ($\lambda x^2-\sigma x+\mu_1=0$) and $r_L=(\xi_-/\xi_+)^s$
-  ($\mu_2\xi^2-\sigma\xi+\lambda=0$) of §3.9 and §4.10. Every ring state has distance $sN_0$, so we
-  take $N_0=\lceil\log\theta^*/\log r\rceil+2$ for a target contraction $\theta^*$ (default: a few levels
-  for the requested digits). The series is then used only where it converges fast, whatever the
-  model, including the cases where the pure series diverges at the origin (§3.9, §4.10).
-* **Normalisation and means** from the box mass plus the closed-form tail sums of
-  :mod:`symq.compensation.sums`.
-* **Truncation error** (§6, a posteriori). With $E_L$ a reported quantity after $L$ levels,
-  $\hat\theta=|E_L-E_{L-1}|/|E_{L-1}-E_{L-2}|$ and the bound
-  $10\,|E_L-E_{L-1}|\,\hat\theta/(1-\hat\theta)$ (a factor 10 of safety over the estimate of §6,
-  which was within 10% of the true error in every measured case), plus the pruning and rounding
-  allowances. Levels are added until the bound is below $10^{-(D+2)}$ relative.
+The box $\{q_1<N_0,\ q_2<sN_0\}$ is solved exactly from its global-balance equations, fed by the
+series values on the ring around it (banded elimination, no pivoting); $N_0$ comes from the
+asymptotic contraction ratios of §3.9 and §4.10, the normalisation and the means add the
+closed-form tail sums of :mod:`symq.compensation.sums`, and levels are added until the
+a-posteriori truncation bound of §6 is below $10^{-(D+2)}$ relative. The method is written out in
+docs/theory-compensation.md (§1 steps 5-7, §3.10, §5, §6).
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 r"""The compensation tree, built level by level, with merging and pruning.
-
-Level 0 is the initial group. Each new term of a level-$\ell$ group gets a vertical partner, whose
-$\alpha'$ starts a group of level $\ell+1$ (§1 step 4, §3.7, §4.8): a binary tree for JSQ, an
-$(s+1)$-ary tree for SED.
-
-* **Merging.** Children with equal $\alpha'$ (to working precision) form one group with several
-  known terms; the boundary equations are linear, so this is exact. For symmetric JSQ the two
-  children of every group coincide, and the tree collapses to the single chain of
-  Adan-Wessels-Zijm (§2, §3.7).
-* **Pruning** (§1 step 4): a term whose size at the probe states is below ``prune`` times the
-  size of the level-0 series there is not expanded further.
+Level 0 is the initial group; each new term of a level-$\ell$ group gets a vertical partner whose
+$\alpha'$ starts a group of level $\ell+1$ (§1 step 4, §3.7, §4.8: a binary tree for JSQ, an
+$(s+1)$-ary one for SED). Children with equal $\alpha'$ are merged into one group, which collapses
+symmetric JSQ to the Adan-Wessels-Zijm chain (§2), and a term below ``prune`` times the level-0
+series at the probe states is not expanded. See docs/compensation.md (How it works, step 4).
 """
 
 from __future__ import annotations
