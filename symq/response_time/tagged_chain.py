@@ -1,21 +1,11 @@
 r"""The independent route: a tagged job on the truncated verbal chain of :mod:`symq.ctmc`.
-
-Nothing here uses a product form or a formula of :mod:`symq.response_time`. The stationary law
-seen on arrival is that of the truncated chain (arrivals blocked beyond ``max_jobs`` jobs, solved
-by GTH in :mod:`symq.ctmc`); a tagged class-$i$ job joins it following the verbal rules of
-[GR20]_ section 2, and the chain of the jobs in the system then runs **without further
-arrivals** until the tagged job starts service (``kind="waiting"``) or leaves
-(``kind="response"``). :func:`absorption_transform` can also keep arrivals running, to check that
-they never change the tagged job's law.
-
-**Truncation bound.** The truncated law is the stationary law conditioned on at most ``max_jobs``
-jobs (the truncation property, [GR20]_ Cor 3.7), so $\pi_N(\emptyset)=\pi(\emptyset)/P(N\le
-N_{\max})$ and the exact $\pi(\emptyset)$ of :mod:`symq.normalization` gives the omitted mass
-$\varepsilon=P(N>N_{\max})=1-\pi(\emptyset)/\pi_N(\emptyset)$. For any start-dependent quantity
-$f\in[0,1]$ (here $P_x(T>t)$), $|\sum_x(\pi_N(x)-\pi(x))f(x)|\le\varepsilon$, since
-$\pi_N-\pi$ has positive part $\pi\,1_{N\le N_{\max}}(1/P(N\le N_{\max})-1)$ of mass
-$\varepsilon$ and negative part of mass $\varepsilon$. :func:`tagged_survival` returns the value
-and $\varepsilon$ (plus the float error of ``expm_multiply``, below $10^{-10}$).
+Nothing here uses a product form or a formula of :mod:`symq.response_time`: a tagged class-$i$ job
+joins the stationary law of the truncated chain (GTH in :mod:`symq.ctmc`) by the verbal rules of
+[GR20]_ section 2, and the jobs then run without further arrivals until it starts service
+(``kind="waiting"``) or leaves (``kind="response"``); :func:`tagged_survival` returns the value and
+the exact omitted mass $\varepsilon=1-\pi(\emptyset)/\pi_N(\emptyset)$, which bounds the
+truncation error ([GR20]_ Cor 3.7). The bound's proof is in docs/response-times.md (How the laws
+are checked).
 
 Examples
 --------
