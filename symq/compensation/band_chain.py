@@ -1,5 +1,4 @@
 r"""The independent route for two-queue routing: the $(q_1, q_2)$ chain cut to a band.
-
 Written from the verbal model alone (an arrival compares $s(q_1+1)$ with $q_2+1$ and ties go to
 queue 1 with probability $q$; server $k$ completes at rate $\mu_k$), without anything from the
 compensation approach, and solved in double precision with scipy's sparse LU, refined once. The

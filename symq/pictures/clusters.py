@@ -1,5 +1,4 @@
 r"""``symq plot MODEL clusters``: the supermarket decomposition into clusters.
-
 Left: the neighbourhoods (the model's classes, with arrival rates $\lambda_i$) and the stations
 (its servers, with rates $\mu_j$), each station coloured by its cluster $C_k$. Right: the weighted
 drifts $V_1 > V_2 > \dots$ of the clusters, exact, with $V=0$ marked: JLW routing with these

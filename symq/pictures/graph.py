@@ -1,5 +1,4 @@
 r"""``symq plot MODEL graph``: the compatibility graph of a model.
-
 Classes (circles, with their arrival rates $\lambda_i$) on the left, servers (squares, with their
 service rates $\mu_j$) on the right, an edge where server $j$ can serve class $i$ ($j\in S_i$).
 Symbolic rates are drawn as formulas, so no ``--set`` is needed.

@@ -1,5 +1,4 @@
 r"""``symq plot MODEL response-time-survival`` (and ``waiting-time-survival``): per-class tails.
-
 One curve per class of $P(T_c>t)$ (or $P(W_c>t)$) for $0\le t\le$ ``--max-time``, on a log
 scale, from the exact laws of :mod:`symq.response_time` (rational LSTs; each point is a certified
 ball evaluated at 53 bits, far below the drawing resolution). By default the time axis ends at the

@@ -1,5 +1,4 @@
 r"""The per-class laws of a model by name of discipline: one entry point over the two routes.
-
 :func:`response_time_law` and :func:`waiting_time_law` return a
 :class:`~symq.response_time.law.RationalLaw` for numeric models; :func:`lst` gives the
 transform as a sympy rational function for symbolic ones.

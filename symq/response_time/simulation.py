@@ -1,5 +1,4 @@
 r"""A seeded discrete-event simulation of noncollaborative FCFS-ALIS, and seeded random models.
-
 A third, statistical route for the tests and the benchmark: jobs arrive in Poisson streams, an
 arrival takes the longest-idle compatible server or joins the queue, a server that completes
 takes the oldest compatible waiting job or joins the end of the idle queue (the verbal model of
