@@ -1,16 +1,11 @@
 r"""Nested compatibility graphs: the nesting tree and the nested closed forms.
-
-A model is *nested* when its server sets $S_i$ form a laminar family: any two are disjoint or one
-contains the other ([GR20]_, section 4). The distinct sets $S_i$ then form a forest ordered by
-inclusion, the *nesting tree*.
-
-For a nested collaborative system, [GR20]_ Theorem 4.5 gives
-$\pi(\emptyset) = \prod_i (1 - \rho_i)$ with $\rho_i = \lambda_i / \hat\mu_i$ and
-$\hat\mu_i = \mu(S_i) - \lambda(R(S_i)) + \lambda_i$. The product runs over the *distinct* server
-sets: classes with the same $S_i$ are one class for the collaborative model, with the sum of their
-arrival rates (the product over the classes as printed is wrong when two classes share $S_i$:
-for two classes on one server it gives $(1-\lambda_1/(\mu-\lambda_2))(1-\lambda_2/(\mu-\lambda_1))$
-instead of $1-(\lambda_1+\lambda_2)/\mu$).
+A model is *nested* when its server sets $S_i$ form a laminar family (any two are disjoint or one
+contains the other, [GR20]_ section 4), and the distinct sets then form a forest ordered by
+inclusion, the *nesting tree*; for a nested collaborative system [GR20]_ Theorem 4.5 gives
+$\pi(\emptyset) = \prod (1 - \rho_i)$ with $\rho_i = \lambda_i / \hat\mu_i$ and
+$\hat\mu_i = \mu(S_i) - \lambda(R(S_i)) + \lambda_i$, the product over the *distinct* server sets.
+Why over the distinct sets (the product over the classes as printed fails when two classes share
+a server set): see docs/quantities.md.
 
 Examples
 --------

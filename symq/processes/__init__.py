@@ -1,22 +1,12 @@
 r"""Markov processes of FCFS compatibility models with their product forms ([GR20]_ section 3).
-
 Each process has its state descriptor, its valid states up to a number of jobs, its transitions
 written from the verbal model, and its product form as a sympy expression up to the normalizing
-constant. :func:`symq.balance.verify` checks the product form against the transitions.
-
-========================================== ====================================================
-process                                    product form
-========================================== ====================================================
-:class:`OrderIndependentQueue`             Thm 3.3 (general OI rate function)
-:class:`CollaborativeQueue`                Thm 3.3, Cor 3.5 (abandonments), Cor 3.7 (loss)
-:class:`ALISProcess`                       Thm 3.9
-:class:`RandomAssignmentProcess`           Thm 3.10 (assignment condition)
-:class:`TokenQueue`                        Thm 3.10 for tokens (Ayesta et al.)
-:class:`ClosedTokenNetwork`                closed token network (Comte)
-:class:`DirectedMatching`                  DBM, DBM(K) Thm 3.12, DBMA Thm 3.13
-:class:`GeneralMatching`                   FCFM matching on a general graph (Moyal, Busic, Mairesse)
-:class:`PairedMatching`                    paired bipartite FCFM matching (Adan, Weiss)
-========================================== ====================================================
+constant, and :func:`symq.balance.verify` checks the product form against the transitions:
+:class:`OrderIndependentQueue` and :class:`CollaborativeQueue` (Thm 3.3, Cor 3.5, Cor 3.7),
+:class:`ALISProcess` (Thm 3.9), :class:`RandomAssignmentProcess` (Thm 3.10), :class:`TokenQueue`
+and :class:`ClosedTokenNetwork` (section 3.3), :class:`DirectedMatching` (Thm 3.12, 3.13),
+:class:`GeneralMatching` and :class:`PairedMatching` (section 3.4). Each process and its
+theorem: see docs/product-forms.md.
 """
 
 from .base import Process, Transition, format_state

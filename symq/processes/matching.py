@@ -1,31 +1,10 @@
 r"""Matching models: DBM, DBM(K), DBMA, general-graph FCFM and paired bipartite matching.
-
-All from [GR20]_ section 3.4, with the verbal models written out here:
-
-* :class:`DirectedMatching` -- the directed bipartite matching model of Adan et al. Jobs of class
-  $c$ arrive at rate $\lambda_c$, servers of type $m$ at rate $\mu_m$. An arriving server takes the
-  oldest waiting compatible job and both leave; an arriving job takes the longest-waiting
-  compatible server, if any, and both leave. Unmatched servers wait in a buffer of size $K$
-  (``server_buffer``; 0 is the DBM, where they leave at once, ``None`` is unbounded); jobs may
-  have a buffer too (``job_buffer``). With abandonments (DBMA) a waiting job of class $c$ leaves
-  at rate $\gamma_c$ (``model.abandonment_rates``) and a waiting server of type $m$ at rate
-  $\nu_m$ (``server_patience``). State $(\vec c_n, \vec s_k)$, no waiting server compatible with a
-  waiting job. Theorems 3.12 and 3.13:
-  $\pi(\vec c_n,\vec s_k) = \pi(\emptyset,\emptyset)\prod_i \frac{\lambda_{c_i}}{\mu(\vec c_i)}
-  \prod_j\frac{\mu_{s_j}}{\lambda(\vec s_j)}$ with $\mu(\vec c_j) = \sum_{i\le j}\gamma_{c_i} +
-  \mu(S(\vec c_j))$ and $\lambda(\vec s_j) = \sum_{i\le j}\nu_{s_i} + \lambda(C(\vec s_j))$.
-* :class:`GeneralMatching` -- FCFM matching on a general graph (Moyal, Busic and Mairesse), in
-  discrete time: at each step one agent arrives, of class $c$ with probability $p_c$; it is
-  matched with the oldest waiting agent of a neighbouring class, else it waits. State $\vec c_n$,
-  no two waiting agents adjacent; $\pi(\vec c_n) = \pi(\emptyset)\prod_i p_{c_i}/p(\Gamma(\vec
-  c_i))$, $\Gamma$ the neighbourhood. :meth:`GeneralMatching.empty_probability` and
-  :meth:`GeneralMatching.mean_queue_lengths` sum it exactly by a subset recursion.
-* :class:`PairedMatching` -- paired bipartite matching (Adan and Weiss) in discrete time: at each
-  step a job-server pair arrives, job class $c$ and server type $s$ independently with
-  probabilities $\lambda_c/\lambda$ and $\mu_s/\mu$. The job takes the first compatible waiting
-  server and the server the first compatible waiting job; if neither finds one and they are
-  compatible they match each other; whoever is unmatched waits. State $(\vec c_n, \vec s_n)$;
-  $\pi = \pi(\emptyset)\prod_i \frac{\lambda_{c_i}}{\mu(\vec c_i)}\frac{\mu_{s_i}}{\lambda(\vec s_i)}$.
+All from [GR20]_ section 3.4, each written from its verbal model: :class:`DirectedMatching` the
+directed bipartite matching model of Adan et al. with a server buffer (DBM, DBM(K), Theorem 3.12)
+and abandonments (DBMA, Theorem 3.13), :class:`GeneralMatching` FCFM matching on a general graph
+in discrete time (Moyal, Busic and Mairesse), summed exactly by a subset recursion, and
+:class:`PairedMatching` paired bipartite matching in discrete time (Adan and Weiss). The verbal
+models, states and product forms: see docs/product-forms.md.
 
 Examples
 --------

@@ -1,22 +1,10 @@
 r"""Token models: the token central queue (Ayesta et al.) and the closed token network (Comte).
-
-[GR20]_ section 3.3. Tokens generalize the servers of the noncollaborative model: a job needs a
-compatible token to enter service, and a token serves one job at a time.
-
-* :class:`TokenQueue` (Ayesta, Bodas, Dorsman and Verloop): jobs wait for tokens; an arriving job
-  that finds idle compatible tokens gets one at random with probabilities satisfying the
-  assignment condition (RAIT); the busy tokens, in the order of their jobs' arrivals, are served
-  by an OI process: the $k$-th busy token completes at rate
-  $\mu(\vec b_k) - \mu(\vec b_{k-1})$. State $\vec z_m$ as for RAIS; Theorem 3.10 holds with this
-  $\mu$ ([GR20]_: "Theorem 3.10 also holds for the token model").
-  :func:`collaborative_token_service` gives the collaborative token-server layer
-  $\mu(\vec b) = \mu(S(\vec b))$.
-* :class:`ClosedTokenNetwork` (Comte): a loss model; an arriving job takes the longest-idle
-  compatible token or is lost; busy tokens are served by a collaborative layer of servers and
-  return to the end of the idle-token queue. State $(\vec b_l, \vec s_k)$, every token exactly
-  once; $\pi(\vec b_l, \vec s_k) = G^{-1}\prod_{i=1}^l \mu(\vec b_i)^{-1}\prod_{i=1}^k
-  \lambda(\vec s_i)^{-1}$ with $\lambda(\vec s_i)$ the arrival rate of the classes compatible with
-  one of $s_1..s_i$.
+[GR20]_ section 3.3: tokens generalize the servers of the noncollaborative model (a job needs a
+compatible token to enter service, and a token serves one job at a time); :class:`TokenQueue`
+(Ayesta, Bodas, Dorsman and Verloop) is RAIS over tokens with an OI service layer, for which
+Theorem 3.10 holds, with :func:`collaborative_token_service` the collaborative token-server layer,
+and :class:`ClosedTokenNetwork` (Comte) the loss model with the longest-idle token. The verbal
+models, states and product forms: see docs/product-forms.md.
 
 Examples
 --------
