@@ -1,14 +1,11 @@
 r"""Derivation documents: everything symq knows about one model, in LaTeX or Markdown.
-
 A report has the model and its compatibility graph, the stability conditions, the nesting tree,
 the product form of each discipline with the theorem it comes from, the normalizing constant, idle
 probabilities and means (symbolic where that is cheap, always at the example values), response-time
-laws for nested models, and the verification summary (balance residuals on a truncated state
-space, :func:`symq.balance.verify`). Quantities that symq cannot compute for the model are listed
-as such, never silently left out.
-
-The sections are built once as plain data (:class:`Section`) and rendered by
-:func:`render_latex` or :func:`render_markdown`.
+laws for nested models, and the verification summary (:func:`symq.balance.verify`); quantities
+that symq cannot compute for the model are listed as such, never silently left out. The sections
+are built once as plain data (:class:`Section`) and rendered by :func:`render_latex` or
+:func:`render_markdown`; see docs/cli.md.
 
 Examples
 --------

@@ -1,20 +1,10 @@
 r"""How results look in Jupyter: a mapping result (per class, per server) is a
-:class:`QuantityResult`, a ``dict`` that also renders as a LaTeX table; the other result objects
-(verify reports, compensation results, stability conditions, decompositions, ...) build their
-notebook display with the small table helper of this module.
-
-The functions of :mod:`symq` (``mean_number``, ``derive``, ``evaluate``, ...) return either one
-value (a sympy expression, which Jupyter already shows as math, or an
-:class:`~symq.quantities.Evaluated`) or a mapping such as ``{"total": ..., "per_class": {...}}``.
-A plain dict would show in a notebook as its ``repr``: raw strings. :class:`QuantityResult` keeps
-every dict behaviour (equality, ``json.dumps``, ``isinstance(x, dict)``) and adds
-``_repr_latex_`` and ``_repr_html_``.
-
-A result class with a table display subclasses :class:`Displayed` and defines ``_display()``,
-returning a title and a list of sections ``(header, rows)``; a cell is text (a ``str``, escaped
-for HTML and for LaTeX's ``\text``) or :class:`Math` (LaTeX math). :func:`html_table` and
-:func:`latex_table` render the same description, so the two displays show the same values. The
-``repr`` and ``str`` of a class are not touched: a terminal shows what it showed before.
+:class:`QuantityResult`, a ``dict`` that keeps every dict behaviour (equality, ``json.dumps``,
+``isinstance(x, dict)``) and adds ``_repr_latex_`` and ``_repr_html_``; the other result objects
+(verify reports, compensation results, stability conditions, decompositions, ...) subclass
+:class:`Displayed` and define ``_display()``, a title and sections ``(header, rows)`` of text or
+:class:`Math` cells, which :func:`html_table` and :func:`latex_table` render alike, leaving
+``repr`` and ``str`` untouched. What each result shows: see docs/howto-python.md.
 
 Examples
 --------

@@ -1,14 +1,10 @@
 r"""``symq uninformed theorem|law``: Cabral's M/M/n with uninformed customers.
-
-``symq uninformed theorem --servers 4 --format latex`` prints the sign certificates that prove
-Theorem 2.1 of Cabral for 4 servers (every ordered pair of servers, all three inequalities), with
-$\mu^n = \lambda + \delta$. ``--check`` also re-verifies each certificate independently (positive
-coefficients, and the factorization as an identity against the law summed state by state).
-``--reverse`` searches certificates for the reversed (false) inequalities: none is found, and the
-command exits with status 1, as it does whenever some certificate is missing.
-
-``symq uninformed law --servers 3`` prints the closed-form law: $p_0$, $\mathcal P_l$, the
-all-busy probability and the mean number in system.
+``symq uninformed theorem --servers 4`` prints the sign certificates that prove Theorem 2.1 of
+Cabral for 4 servers (every ordered pair of servers, all three inequalities, with
+$\mu^n = \lambda + \delta$; ``--check`` re-verifies each independently, ``--reverse`` searches
+the reversed, false inequalities and exits with status 1, as whenever a certificate is missing),
+and ``symq uninformed law --servers 3`` prints the closed-form law ($p_0$, $\mathcal P_l$, the
+all-busy probability and the mean number in system); see docs/uninformed.md and docs/cli.md.
 """
 
 from __future__ import annotations
