@@ -1,8 +1,13 @@
 r"""symq: exact, symbolic queueing theory for FCFS models with job-class/server compatibility graphs.
-
 Build a model (a built-in name or a TOML file), derive a quantity as an exact sympy expression,
-and evaluate it exactly and to any number of digits:
+and evaluate it exactly and to any number of digits; :func:`verify` proves a product form by its
+balance equations on a truncated state space. The modules, one concept each (models and input,
+stability and nesting, normalizing constants and means, product forms and their proofs, the
+truncated chains, Cabral's uninformed customers, the supermarket model, compensation, sweeps,
+reports), are listed by topic in docs/reference.md; the README and ``docs/`` give the tour.
 
+Examples
+--------
 >>> import symq
 >>> w = symq.model("w")
 >>> p0 = symq.empty_probability(w)
@@ -11,16 +16,6 @@ and evaluate it exactly and to any number of digits:
 Evaluated(exact=21/65, value='0.323076923076923076923076923077')
 >>> symq.verify(w, discipline="alis", max_jobs=2).ok
 True
-
-Modules, one concept each: :mod:`symq.model`, :mod:`symq.catalog` (built-ins and TOML),
-:mod:`symq.exact` (exact rationals and rational-function fields), :mod:`symq.set_functions`,
-:mod:`symq.stability`, :mod:`symq.nested`, :mod:`symq.normalization` (subset DPs behind one
-entry point), :mod:`symq.aggregated`,
-:mod:`symq.distributions`, :mod:`symq.processes` and :mod:`symq.balance` (product forms and their
-proofs), :mod:`symq.ctmc` (the independent numerical route), :mod:`symq.elementary_symmetric` and
-:mod:`symq.uninformed` (Cabral), :mod:`symq.supermarket`, :mod:`symq.compensation`,
-:mod:`symq.graphs` and :mod:`symq.sweep`, :mod:`symq.report` and :mod:`symq.latex`,
-:mod:`symq.numeric` and :mod:`symq.quantities`. See the README and ``docs/`` for the tour.
 """
 
 import importlib as _importlib
