@@ -1,25 +1,11 @@
 r"""Rings (class $i$ compatible with servers $i$ and $i+1 \bmod M$, the built-in ``ring:M``) in
-the collaborative discipline: $G=1/\pi(\emptyset)$, the idle probabilities and the mean numbers in
-$O(M^3)$ operations instead of the general subset DP over the unions of class server sets (whose
-number grows like $1.6^M$).
-
-Derivation (docs/quantities.md, "Rings"). Aggregate the collaborative product form over the
-order of the jobs: with $A$ the set of classes present, $F(A)=\sum_{x:\,\mathrm{supp}\,x=A}
-\Phi(x)\lambda^x$ obeys $F(\emptyset)=1$ and
-$$F(A)\,c(A)=\sum_{i\in A}\lambda_iF(A\setminus\{i\}),\qquad c(A)=\mu(S(A))-\lambda(A)$$
-(the jobs of a class already present add a geometric factor), and $G=\sum_A F(A)$. On a ring a
-class set $A$ is a set of edges of the $M$-cycle; $c$ is additive over its runs of consecutive
-edges (arcs), and so, unrolling the recursion as a sum over orders and using the shuffle identity
-$\sum_{\text{shuffles}}\prod_t 1/(p_{i_t}+q_{j_t})=\prod_i 1/p_i\prod_j 1/q_j$, $F(A)$ is the
-product of $F$ over the arcs of $A$. Removing one edge from an arc leaves two shorter arcs, so
-$F$ of all $M(M-1)$ arcs costs $O(M^3)$; the sum over edge sets is a transfer sum along the cycle
-(the run through edge 0 and a line of free edges between the first and last missing edge), also
-$O(M^3)$. Removing server $k$ leaves a line, whose sum is $G_{\vdash k}$, and
-$P(k\text{ idle})=G_{\vdash k}/G$ ([GR20]_ Prop 6.2). The mean numbers are
-$L_i=\lambda_i\,\partial\log G/\partial\lambda_i$, all $M$ of them by one reverse
-(adjoint) pass over the same recursions (about three times the cost of $G$). Every term is a
-product of positive rates divided by positive slacks (no subtraction once $c$ is exact), so the
-recursions are safe in ball arithmetic as well.
+the collaborative discipline: $G=1/\pi(\emptyset)$, the idle probabilities ([GR20]_ Prop 6.2,
+by removing one server) and the mean numbers (by one reverse, adjoint pass) in $O(M^3)$
+operations instead of the general subset DP over the unions of class server sets (whose number
+grows like $1.6^M$), from the collaborative product form aggregated over the order of the jobs,
+which factors over the arcs of the class set; every term is a product of positive rates divided
+by positive slacks, so the recursions are safe in ball arithmetic as well. The derivation: see
+docs/quantities.md.
 
 Examples
 --------
