@@ -1,5 +1,4 @@
 """Lazy imports of heavy third-party modules, so that ``import symq`` and a short command stay fast.
-
 ``nx = lazy_module("networkx")`` binds a stand-in that imports networkx on the first attribute
 access (``nx.Graph``, ``nx.maximum_flow_value``) and then forwards to the real module. A command
 that never touches the graph library never pays for importing it (about 0.3-0.8 s for networkx on

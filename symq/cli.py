@@ -1,5 +1,4 @@
 """The ``symq`` command line (documented in docs/cli.md; JSON fields in docs/json-schema.md).
-
 Core commands live here: ``list``, ``show``, ``derive``, ``evaluate``. Further commands are
 modules of :mod:`symq.commands`, discovered at start-up. Bad input of any kind (unknown model,
 malformed value, unstable rates) prints one line on stderr and exits with status 2.

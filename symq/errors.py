@@ -1,5 +1,4 @@
 """The exceptions symq raises.
-
 Every message names the class, server or value at fault and, where there is one, the remedy.
 The command line turns a :class:`SymqError` into one line on stderr and exit status 2.
 """

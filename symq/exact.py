@@ -1,7 +1,6 @@
 r"""Exact arithmetic for symq: one place that converts sympy values into exact rationals
 (python-flint's ``fmpq`` when it is installed, else :class:`fractions.Fraction`) or into the field
 of rational functions $\mathbb{Q}(\lambda,\mu,\dots)$ of sympy's sparse polynomials, and back.
-
 Every exact algorithm of the library (the subset DPs, the balance residuals, the routings, the
 stability max-flow) converts its rates with this module, so one rule decides what is exact: a sympy
 ``Rational`` (or an ``int``, ``Fraction``, ``fmpq``) is, a float or an irrational number is not and

@@ -1,5 +1,4 @@
 r"""LaTeX building blocks: formulas, the compatibility-graph figure, and a whole document.
-
 Everything here returns strings; nothing is computed. :mod:`symq.report` decides what goes in.
 
 Examples

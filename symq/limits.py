@@ -1,6 +1,5 @@
 r"""Named size limits and cheap work estimates, so that no input makes symq run for hours or eat
 all memory without being asked to.
-
 Every limit below has a documented default, says what it counts, and names the command-line option
 that raises it (``--max-work N`` sets the limit of the command to N, ``--no-limits`` lifts them
 all). The command line estimates the work *before* it starts and refuses with a

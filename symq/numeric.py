@@ -1,5 +1,4 @@
 r"""Exact values to decimal strings: the one place where symq leaves exact arithmetic.
-
 Rationals are rounded exactly with integer arithmetic (round half to even), so every printed digit
 is correct. Other real constants (square roots, ...) are evaluated by mpmath inside a scoped
 ``workdps`` with guard digits, and the result is accepted only when two precisions agree on every

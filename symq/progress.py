@@ -1,6 +1,5 @@
 r"""One progress display for every long command (``verify``, ``sweep``, ``derive``, ``report``,
 ``plot``).
-
 A bar on stderr with the percentage done, the count, the time spent and the time left, drawn by
 `tqdm <https://tqdm.github.io/>`_. It is shown only when stderr is a terminal (never in a pipe, a
 file, a test or CI) and only when the work lasts longer than a second, so short commands print

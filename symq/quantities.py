@@ -1,5 +1,4 @@
 r"""Performance quantities by name, and their evaluation to exact values and decimals.
-
 The names are those of docs/cli.md (``empty-probability``, ``normalizing-constant``, ...). Each
 quantity is computed by a *handler* registered for a discipline; a handler returns either one
 sympy expression or a mapping ``{"total": expr, "per_class": {...}}`` / ``{"per_server": {...}}``.

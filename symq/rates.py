@@ -1,5 +1,4 @@
 r"""Exact rates: parsing and validating the numbers and symbols a model is built from.
-
 Rates are sympy expressions: symbols created ``positive=True`` (``lambda_1``, ``mu_2``), exact
 rationals, or expressions in them. Floats are refused, because a float rate would turn every
 derived formula into an approximation; the error says how to pass an exact value. Strings are

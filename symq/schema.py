@@ -1,5 +1,4 @@
 """The version of symq's JSON output (every ``--json`` object and every sweep record carries it).
-
 The fields of every command are listed on the docs page *JSON output* (``docs/json-schema.md``).
 :data:`SCHEMA_VERSION` goes up by one when a field is renamed, removed or changes meaning; adding a
 field does not change it, so readers should ignore fields they do not know.

@@ -1,5 +1,4 @@
 """Command-line helpers shared by :mod:`symq.cli` and every module of :mod:`symq.commands`.
-
 Argument helpers (``--format``/``--json``, ``--set``), parsing of ``--set`` values, JSON output,
 the argument parser whose usage errors are one line, and the one place that turns a
 :class:`symq.errors.SymqError` into one line on stderr and exit status 2. Command modules import

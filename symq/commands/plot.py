@@ -1,5 +1,4 @@
 r"""``symq plot MODEL KIND [--set ...] [--output FILE.png|FILE.svg ...]``: draw a picture.
-
 The kinds of picture come from the registry in :mod:`symq.pictures` (one module per kind):
 ``graph``, ``load``, ``distribution``, ``clusters`` take a model (a built-in name or a TOML file,
 ``--set`` for its symbols); ``heatmap`` and ``levels`` take a two-queue routing policy (``jsq``,

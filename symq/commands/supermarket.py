@@ -1,5 +1,4 @@
 r"""``symq supermarket MODEL [--weights NAME=VALUE ...] [--set ...]``: JLW clusters and drifts.
-
 The model file is the one of compatibility models: classes are the neighbourhoods (arrival
 streams), servers are the stations. Prints the hierarchical minimax decomposition (clusters
 $C_k$ in decreasing drift order, drifts $V_k$, the streams $T_k$ feeding each cluster), the

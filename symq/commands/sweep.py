@@ -1,5 +1,4 @@
 r"""``symq sweep CHECK --classes J --servers M``: check a statement on every small graph.
-
 Runs CHECK (a built-in check of :data:`symq.sweep.CHECKS` or a user check ``module:function``) on
 every connected compatibility graph with at most J classes and M servers, once each up to
 relabelling, on a local process pool (all cores by default) or on a Dask cluster

@@ -1,5 +1,4 @@
 r"""``symq verify MODEL [--discipline D] [--max-jobs N]``: balance residuals of the product form.
-
 Builds the Markov process of the model under the discipline from its verbal definition
 (:mod:`symq.processes`), and checks the product form of [GR20]_ section 3 on every valid state with
 at most N jobs by exact global- and partial-balance residuals (:mod:`symq.balance`). Exit status

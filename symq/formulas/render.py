@@ -1,6 +1,5 @@
 r"""LaTeX and text of structured definitions: one ``align*`` line per definition, long sums
 broken over several lines so that each fits a text width of about 17 cm (A4, 2 cm margins).
-
 The width of a piece of LaTeX is estimated in "glyph units" (a letter, a digit or an operator
 counts one, a subscript character about two thirds, ``+`` with its spaces two); a line holds
 :data:`LINE_UNITS` of them. Running time: linear in the size of the definitions.

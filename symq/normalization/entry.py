@@ -3,7 +3,6 @@ stability by the cheapest exact route, picks the algorithm for the model's struc
 ``redundancy:K:D``, nested tree, else the general subset DP of the discipline) or the one named
 by ``method=``, and returns exact sympy values. :mod:`symq.quantities` calls these functions
 for every built-in quantity, so the structure is inspected here and nowhere else.
-
 Methods: ``"auto"`` (structure first), ``"subset-dp"`` (the general DP of the discipline,
 whatever the structure), ``"server-removal"`` (collaborative only: the memoized recursions of
 [GR20]_ Props 6.2 and 6.3 over class sets, the plain second route), ``"redundancy"`` and
