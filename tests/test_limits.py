@@ -10,6 +10,7 @@ import pytest
 import sympy
 
 from symq.cli import main
+from symq.model import Model
 from symq.limits import LIMITS, count_unions, estimate_states, subset_dp_steps, sweep_work
 from symq.numeric import decimal_string, digit_count, exact_string, full_int_strings
 
@@ -18,17 +19,17 @@ def _random_toml(servers: int, classes: int, seed: int) -> str:
     rng = random.Random(seed)
     cover = list(range(1, servers + 1))
     rng.shuffle(cover)
-    lines = ['name = "random"']
+    compatibility, arrival = {}, {}
     for i in range(1, classes + 1):
         chosen = set(rng.sample(range(1, servers + 1), 3))
         if cover:
             chosen.add(cover.pop())
-        names = ", ".join(f'"{s}"' for s in sorted(chosen))
-        lines += [f"[classes.c{i}]", f'arrival_rate = "{rng.randint(1, 9)}/{rng.randint(500, 999)}"',
-                  f"servers = [{names}]"]
-    for j in range(1, servers + 1):
-        lines += [f"[servers.{j}]", f'service_rate = "{rng.randint(1, 97)}/{rng.randint(1, 97)}"']
-    return "\n".join(lines) + "\n"
+        compatibility[f"c{i}"] = [str(s) for s in sorted(chosen)]
+        arrival[f"c{i}"] = Fraction(rng.randint(1, 9), rng.randint(500, 999))
+    service = {str(j): Fraction(rng.randint(1, 97), rng.randint(1, 97))
+               for j in range(1, servers + 1)}
+    return Model(compatibility=compatibility, arrival_rates=arrival, service_rates=service,
+                 name="random").to_toml()
 
 
 @pytest.fixture(scope="module")
@@ -94,23 +95,9 @@ def test_a_resource_limit_trips_within_two_seconds(capsys, big_model):
 
 
 # not nested, not a ring: unions {}, {1,2}, {2,3}, {1,2,3}; 3 classes + 3 servers: 24 steps
-CROSS = """
-[classes.a]
-arrival_rate = "1/4"
-servers = ["1", "2"]
-[classes.b]
-arrival_rate = "1/4"
-servers = ["2", "3"]
-[classes.c]
-arrival_rate = "1/4"
-servers = ["1", "2", "3"]
-[servers.1]
-service_rate = "1"
-[servers.2]
-service_rate = "1"
-[servers.3]
-service_rate = "1"
-"""
+CROSS = Model(compatibility={"a": ["1", "2"], "b": ["2", "3"], "c": ["1", "2", "3"]},
+              arrival_rates={c: Fraction(1, 4) for c in "abc"},
+              service_rates={s: 1 for s in "123"}).to_toml()
 
 
 def test_the_estimator_counts(capsys, tmp_path):

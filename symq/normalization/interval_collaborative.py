@@ -30,7 +30,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import UnstableModelError
-from .interval import Interval
+from .interval import Interval, interval_sum
 from .subsets import SubsetGraph
 
 __all__ = ["UnionEdges", "union_edges", "exact_cover_bounds", "collaborative_bounds",
@@ -560,8 +560,7 @@ def collaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = False,
         t_lo, t_hi = _class_sums(edges, h_lo, a_lo), _class_sums(edges, h_hi, a_hi)
         out["L"] = {c: Interval(Fraction(lam * lo, one * g_hi), Fraction(lam * hi, one * g_lo))
                     for c, lam, lo, hi in zip(graph.classes, edges.lam_int, t_lo, t_hi)}
-        out["L_total"] = Interval(sum((v.lower for v in out["L"].values()), Fraction(0)),
-                                  sum((v.upper for v in out["L"].values()), Fraction(0)))
+        out["L_total"] = interval_sum(out["L"].values())
     return out
 
 

@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import UnsupportedError
-from .interval import Interval, merge_components
+from .interval import Interval, interval_sum, merge_components
 from .interval_collaborative import exact_cover_bounds, union_edges
 from .subsets import SubsetGraph
 
@@ -459,8 +459,7 @@ def noncollaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = Fal
             rate = Fraction(lam, graph.scale)
             out["L"][c] = Interval(rate * (_frac(*qa) + _frac(*da)) / g_hi,
                                    rate * (_frac(*qb) + _frac(*db)) / g_lo)
-        out["L_total"] = Interval(sum((v.lower for v in out["L"].values()), Fraction(0)),
-                                  sum((v.upper for v in out["L"].values()), Fraction(0)))
+        out["L_total"] = interval_sum(out["L"].values())
     return out
 
 
