@@ -136,10 +136,9 @@ def _check_work(args: argparse.Namespace, model: Model) -> None:
     by certified digits has the larger limit of the fixed-point kernels."""
     from .limits import check_subset_dp
     certified = False
-    if args.command == "evaluate" and args.quantity in CERTIFIED_QUANTITIES and \
-            not args.exact and model.is_numeric:
-        from .normalization.certified import answers_certified
-        certified = answers_certified(model, args.discipline)
+    if args.command == "evaluate" and not args.exact and model.is_numeric:
+        from .normalization.certified import QUANTITIES, answers_certified
+        certified = args.quantity in QUANTITIES and answers_certified(model, args.discipline)
     check_subset_dp(model, args.discipline, f"{args.command} {args.model} {args.quantity}"
                     + (f" --discipline {args.discipline}" if args.discipline != "collaborative"
                        else ""), args, certified=certified)
@@ -196,17 +195,13 @@ def _run_derive(args: argparse.Namespace) -> int:
     return 0
 
 
-CERTIFIED_QUANTITIES = ("empty-probability", "normalizing-constant", "server-idle-probability",
-                        "mean-number", "mean-response-time")
-
-
 def _evaluate_result(args: argparse.Namespace, model: Model) -> Any:
     from .response_time.quantities import evaluate_request
     result = evaluate_request(model, args.quantity, args.discipline, args.digits,
                               time=args.time, percentile=args.percentile)
-    if result is None and args.quantity in CERTIFIED_QUANTITIES:
-        # exact rationals where cheap or with --exact, else certified digits (ball arithmetic)
-        from .normalization.certified import certified_quantity
+    from .normalization.certified import QUANTITIES, certified_quantity
+    if result is None and args.quantity in QUANTITIES:
+        # exact rationals where cheap or with --exact, else certified digits (interval kernels)
         result = certified_quantity(model, args.quantity, args.discipline, args.digits,
                                     exact=True if args.exact else None)
     if result is None:
