@@ -17,13 +17,13 @@ G_ALIS = sum_I W(I) / pi^C_{|-I}(0) (Thm 3.9) with the same memoized recursion f
 collaborative systems; ALIS/RAIS mean numbers have no plain recursion (the exact DP is shown).
 
 ALIS/RAIS certified rows run the fixed-point floor/ceil kernels of
-symq/normalization/interval_noncollaborative.py (one route for both disciplines: canonical RAIS
+symq/engines/normalization/interval_noncollaborative.py (one route for both disciplines: canonical RAIS
 equals ALIS in these quantities); their exact rows run each discipline's own exact DP.
 
 Routes per row: ``plain`` (memoized recursion), ``exact`` (today's exact subset DP in
 rationals), ``arb`` (the DP on arb balls; collaborative series only) and ``certified`` (what
 ``certified_values`` runs: for collaborative models the fixed-point floor/ceil kernels of
-symq/normalization/interval_collaborative.py, mean numbers by their adjoint pass).
+symq/engines/normalization/interval_collaborative.py, mean numbers by their adjoint pass).
 
 Run: ``python benchmarks/certified_bench.py [--limit 120] [--quick] [--only ALIS] [--profile 24]``
 """
@@ -42,11 +42,11 @@ from functools import lru_cache
 from pathlib import Path
 
 import symq
-from symq.model import Model
-from symq.normalization import values
-from symq.normalization.certified import certified_values
-from symq.normalization.subsets import SubsetGraph, unions
-from symq.numeric import round_fraction
+from symq.models.model import Model
+from symq.engines.normalization import values
+from symq.engines.normalization.certified import certified_values
+from symq.engines.normalization.subsets import SubsetGraph, unions
+from symq.arithmetic.numeric import round_fraction
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.routes import random_stable_model  # noqa: E402
@@ -86,7 +86,7 @@ def plain_collaborative_empty(model: Model) -> Fraction:
 
 
 def plain_collaborative_means(model: Model) -> dict:
-    from symq.normalization import server_removal_mean_number
+    from symq.engines.normalization import server_removal_mean_number
     return {c: Fraction(int(v.p), int(v.q)) for c, v in server_removal_mean_number(model).items()}
 
 

@@ -21,8 +21,8 @@ import time
 
 import mpmath
 
-from symq.compensation import asymmetric_jsq, sed, solve, symmetric_jsq
-from symq.compensation.band_chain import band_chain_law
+from symq.studies.compensation import asymmetric_jsq, sed, solve, symmetric_jsq
+from symq.studies.compensation.band_chain import band_chain_law
 
 
 def truncated_ctmc(model, tail=1e-15):

@@ -1,5 +1,5 @@
 """Benchmark of the symbolic formulas (issue 14): every discipline x quantity x model, the
-structured form (symq.formulas: definitions plus their LaTeX), the expanded form (one cancelled
+structured form (symq.engines.formulas: definitions plus their LaTeX), the expanded form (one cancelled
 rational function from the definitions in python-flint arithmetic with factored denominators,
 printed as text, what ``symq derive --form expanded`` prints) and the old expanded derivation
 (``symq.derive`` of an untouched checkout, sympy FracField subset DPs).
@@ -51,14 +51,14 @@ spec, discipline, route = sys.argv[1], sys.argv[2], sys.argv[3]
 quantities = sys.argv[4:]
 import symq
 if spec.startswith("graph:"):
-    from symq.graphs import graph_from_key
+    from symq.models.graphs import graph_from_key
     model = graph_from_key(spec[6:]).to_model()
 else:
-    model = symq.model(spec) if ":" in spec or "/" not in spec else symq.catalog.load(spec)
+    model = symq.model(spec) if ":" in spec or "/" not in spec else symq.models.catalog.load(spec)
 for q in quantities:
     start = time.perf_counter()
     if route == "new":
-        from symq.formulas import structured
+        from symq.engines.formulas import structured
         f = structured(model, q, discipline)
         text = f.expanded_text()
         size = sum(len(t) for t in (text.values() if isinstance(text, dict) else [text])
@@ -71,19 +71,19 @@ for q in quantities:
 
 def servers_of(spec: str) -> int:
     import symq
-    from symq.graphs import graph_from_key
+    from symq.models.graphs import graph_from_key
     if spec.startswith("graph:"):
         return len(graph_from_key(spec[6:]).to_model().servers)
-    model = symq.model(spec) if not spec.endswith(".toml") else symq.catalog.load(spec)
+    model = symq.model(spec) if not spec.endswith(".toml") else symq.models.catalog.load(spec)
     return len(model.servers)
 
 
 def load(spec: str):
     import symq
-    from symq.graphs import graph_from_key
+    from symq.models.graphs import graph_from_key
     if spec.startswith("graph:"):
         return graph_from_key(spec[6:]).to_model()
-    return symq.model(spec) if not spec.endswith(".toml") else symq.catalog.load(spec)
+    return symq.model(spec) if not spec.endswith(".toml") else symq.models.catalog.load(spec)
 
 
 def run_row(spec: str, discipline: str, route: str, limit: float, baseline: str | None
@@ -136,7 +136,7 @@ def run_row(spec: str, discipline: str, route: str, limit: float, baseline: str 
 
 def structured_time(model, quantity: str, discipline: str) -> tuple[str, int, str]:
     """The structured form's time, its number of definitions and the expanded-terms bound."""
-    from symq.formulas import _BUILT, structured
+    from symq.engines.formulas import _BUILT, structured
     from symq.limits import LIMITS
     _BUILT.clear()
     start = time.perf_counter()

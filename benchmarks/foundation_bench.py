@@ -1,6 +1,6 @@
 """Foundation benchmark: symq's exact routes against the brute-force routes, in one run.
 
-1. Stability: one max-flow per class (symq.stability) against enumerating all 2^J class sets.
+1. Stability: one max-flow per class (symq.models.stability) against enumerating all 2^J class sets.
 2. pi(empty) of the collaborative model: the server-removal recursion (Prop 6.2, exact) against the
    truncated CTMC of the verbal model (floating point, cut at n jobs), which reaches only about
    1e-5 where the recursion is exact.
@@ -13,9 +13,9 @@ import time
 from fractions import Fraction
 
 from symq import Model
-from symq.ctmc import empty_mass, truncated_stationary
-from symq.normalization import collaborative_empty_probability
-from symq.stability import brute_force_stability_report, stability_report
+from symq.engines.ctmc import empty_mass, truncated_stationary
+from symq.engines.normalization import collaborative_empty_probability
+from symq.models.stability import brute_force_stability_report, stability_report
 
 
 def random_model(rng: random.Random, classes: int, servers: int, load: Fraction) -> Model:

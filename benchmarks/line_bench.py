@@ -35,7 +35,9 @@ import argparse
 import time
 from fractions import Fraction
 
-from symq import Model, mean_number, model as load_model
+from symq import Model, mean_number
+
+from symq import model as load_model
 
 
 def models() -> list[tuple[str, Model]]:

@@ -4,7 +4,7 @@ Prints wall times and ratios against two brute-force routes:
 
 * the plain memoized recursion of Prop 6.2 on Python Fractions over frozensets of classes
   (``empty_probability(model, method="server-removal")``), and
-* the truncated CTMC of ``symq.ctmc`` at a cap where its truncation error is below 1e-4 (the
+* the truncated CTMC of ``symq.engines.ctmc`` at a cap where its truncation error is below 1e-4 (the
   CTMC cannot reach the DP's exactness at all; "equal accuracy" is the CTMC's best here).
 
 Targets (measured here, never asserted in tests): random 20 servers x 20 classes exact
@@ -25,10 +25,10 @@ from fractions import Fraction
 from pathlib import Path
 
 import symq
-from symq import normalization as nz
-from symq.ctmc import empty_mass, truncated_stationary
-from symq.graphs import graph_from_key
-from symq.model import Model
+from symq.engines import normalization as nz
+from symq.engines.ctmc import empty_mass, truncated_stationary
+from symq.models.graphs import graph_from_key
+from symq.models.model import Model
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.routes import random_stable_model  # noqa: E402
@@ -131,7 +131,7 @@ def main(argv=None) -> int:
     print("\n== structured models (detected automatically) ==")
     model = nested_model(200)
     for quantity in ("empty-probability", "mean-number", "server-idle-probability"):
-        handler, method = symq.quantities.handler_for(model, quantity, "collaborative")
+        handler, method = symq.queries.quantities.handler_for(model, quantity, "collaborative")
         _, t = timed(handler, model)
         print(f"nested 200 servers, {len(model.classes)} classes, {quantity}: {t:.3f} s [{method}]")
     k = 60 if args.quick else 100
@@ -139,7 +139,7 @@ def main(argv=None) -> int:
     print(f"redundancy:{k}:2 model built in {t_build:.2f} s ({len(model.classes)} classes)")
     for discipline in ("collaborative", "alis", "rais"):
         for quantity in ("empty-probability", "mean-number"):
-            handler, method = symq.quantities.handler_for(model, quantity, discipline)
+            handler, method = symq.queries.quantities.handler_for(model, quantity, discipline)
             _, t = timed(handler, model)
             print(f"redundancy:{k}:2 {discipline} {quantity}: {t:.3f} s [{method}]")
 

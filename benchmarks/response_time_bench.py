@@ -1,10 +1,10 @@
 """Benchmark: one response-time survival value on a random 6-server graph, per discipline.
 
 A seeded random model (6 servers, 6 classes, heterogeneous rates, load 1/2 of each class's
-servers; ``symq.response_time.simulation.random_model``). For each discipline, times the exact
-law of one class (the rational LST by the subset DPs of symq.response_time, from a cold start)
+servers; ``symq.engines.response_time.simulation.random_model``). For each discipline, times the exact
+law of one class (the rational LST by the subset DPs of symq.engines.response_time, from a cold start)
 and one certified value P(T > 1) to 15 digits, and prints the law's mean, which must equal
-Little's law from symq.normalization (checked here).
+Little's law from symq.engines.normalization (checked here).
 
 Run: ``python benchmarks/response_time_bench.py [SEED]``
 """
@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from symq.normalization import mean_response_time  # noqa: E402
-from symq.response_time.laws import response_time_law  # noqa: E402
-from symq.response_time.simulation import random_model  # noqa: E402
+from symq.engines.normalization import mean_response_time  # noqa: E402
+from symq.engines.response_time.laws import response_time_law  # noqa: E402
+from symq.engines.response_time.simulation import random_model  # noqa: E402
 
 
 def main(seed: int = 3) -> None:

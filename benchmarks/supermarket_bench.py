@@ -5,7 +5,7 @@ Run::
     python benchmarks/supermarket_bench.py
 
 1. Small instances (N = 6..14 stations, 1.5 N random neighbourhoods of 2-4 stations): times the
-   max-flow decomposition (``symq.supermarket.decompose``) and the stage-wise enumeration of
+   max-flow decomposition (``symq.studies.supermarket.decompose``) and the stage-wise enumeration of
    station subsets (``brute_force_decomposition``), checks that clusters and drifts are exactly
    equal, and prints the ratio brute-force time / max-flow time.
 2. N = 200 stations with 300 random neighbourhoods (the scale quoted in docs/supermarket.md),
@@ -23,7 +23,7 @@ import time
 from fractions import Fraction
 
 from symq import Model
-from symq.supermarket import brute_force_decomposition, certify_decomposition, decompose
+from symq.studies.supermarket import brute_force_decomposition, certify_decomposition, decompose
 
 
 def random_instance(stations: int, streams: int, seed: int, weighted: bool):

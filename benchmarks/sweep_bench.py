@@ -3,7 +3,7 @@
 Run ``python benchmarks/sweep_bench.py [--workers N]``. Prints
 
 * the time to list every connected graph with at most 3 classes and 3 servers by canonical forms
-  (symq.graphs) and by the brute-force route of the tests (every labelled matrix, grouped by
+  (symq.models.graphs) and by the brute-force route of the tests (every labelled matrix, grouped by
   networkx isomorphism), with the ratio, and the time for J = M = 4 by canonical forms;
 * graphs per second for a symbolic check (``nested``: Prop 6.2 against the nested closed form on
   the nested graphs, as rational functions) and a numeric check (``stability`` with
@@ -21,8 +21,8 @@ import time
 import networkx as nx
 from networkx.algorithms.isomorphism import categorical_node_match
 
-from symq.graphs import compatibility_graphs
-from symq.sweep import InlineExecutor, make_executor, sweep
+from symq.models.graphs import compatibility_graphs
+from symq.studies.sweep import InlineExecutor, make_executor, sweep
 
 
 def brute_force_count(classes: int, servers: int) -> int:

@@ -1,8 +1,8 @@
-"""Benchmark: Cabral's closed form against the truncated random-assignment CTMC of symq.ctmc.
+"""Benchmark: Cabral's closed form against the truncated random-assignment CTMC of symq.engines.ctmc.
 
 For n = 2..6 servers with fixed rational rates (load 3/10), computes p_0 and every server's idle
-probability (a) exactly from the closed form of symq.uninformed and (b) from the random-assignment
-chain of symq.ctmc truncated at n + 12 jobs, solved in floating point. Prints both times, their
+probability (a) exactly from the closed form of symq.studies.uninformed and (b) from the random-assignment
+chain of symq.engines.ctmc truncated at n + 12 jobs, solved in floating point. Prints both times, their
 ratio, the chain size, and the largest difference, which must stay below the truncation bound
 rho^(N-n+1) plus float noise.
 
@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from symq import model  # noqa: E402
-from symq.ctmc import busy_servers, empty_mass, truncated_stationary  # noqa: E402
-from symq.uninformed import (idle_probability, uninformed_empty_probability,  # noqa: E402
+from symq.engines.ctmc import busy_servers, empty_mass, truncated_stationary  # noqa: E402
+from symq.studies.uninformed import (idle_probability, uninformed_empty_probability,  # noqa: E402
                              uninformed_queue)
 
 LOAD = Fraction(3, 10)

@@ -9,8 +9,8 @@ interval. Both scripts import this module, neither imports the other.
 from fractions import Fraction
 
 import symq
-from symq.distributions import ExponentialMixture
-from symq.normalization import collaborative_empty_probability
+from symq.engines.distributions import ExponentialMixture
+from symq.engines.normalization import collaborative_empty_probability
 
 from _survey_common import (Rates, collaborative_law, collaborative_tagged, frac,
                             in_service_probability, inside, interval, lst_value, show)

@@ -5,7 +5,7 @@ Everything is exact (``fractions.Fraction``) unless a name says ``float``:
 * rates of a numeric model as Fractions, server sets as frozensets;
 * the collaborative product form of Thm 3.3 summed over the states with at most ``n`` jobs,
   normalised with the exact pi(empty) of the server-removal recursion (Prop 6.2,
-  :func:`symq.normalization.collaborative_empty_probability`, general graphs: it does not use the
+  :func:`symq.engines.normalization.collaborative_empty_probability`, general graphs: it does not use the
   nested closed form of Thm 4.5), and the
   exact omitted mass (the probability of more than ``n`` jobs);
 * a *lumped* noncollaborative chain written from the verbal model (FCFS, ALIS or random
@@ -28,8 +28,8 @@ from functools import lru_cache
 
 import sympy
 
-from symq import ctmc
-from symq.normalization import collaborative_empty_probability
+from symq.engines import ctmc
+from symq.engines.normalization import collaborative_empty_probability
 
 
 def frac(value) -> Fraction:
@@ -198,7 +198,7 @@ def noncollaborative_tagged(rates: Rates, job_class: str, theta: Fraction):
 
 def lst_value(expr, theta: Fraction) -> Fraction:
     """A sympy LST in ``theta`` evaluated exactly."""
-    from symq.distributions import THETA
+    from symq.engines.distributions import THETA
     return frac(sympy.sympify(expr).subs(THETA, sympy.Rational(theta.numerator, theta.denominator)))
 
 
@@ -352,7 +352,7 @@ def in_service_probability(rates: Rates, empty: Fraction) -> dict:
 # ---------------------------------------------------------------- pi(empty) by direct summation
 def direct_empty_probability(rates: Rates, classes=None) -> Fraction:
     """pi^C(empty) = 1/G, G the sum of the Thm 3.3 product form over every state, summed exactly
-    (independent of Prop 6.2 and of symq.normalization): the term of a state depends only on the
+    (independent of Prop 6.2 and of symq.engines.normalization): the term of a state depends only on the
     chain of unions S(c_1..c_i), so G = F(empty) with
     F(U) = (1 + sum_{c: S_c not in U} lambda_c / mu(U | S_c) F(U | S_c)) / (1 - lambda(R(U))/mu(U)),
     the denominator summing the geometric run of jobs that add no server. ``classes`` restricts

@@ -3,7 +3,7 @@ r"""Errata of Cabral's proof of Theorem 2.1 (M/M/n with heterogeneous servers, u
 Checks every displayed identity of section 2 of F. B. Cabral, *Queues with heterogeneous servers and
 uninformed customers: who works the most?* (symq/papers 001) *as printed*, with symbolic rates for
 n = 2..4 servers (2..5 with ``--full``) and every pair of servers, against the law proved in
-symq.uninformed (balance equations of the chain built from the verbal model). Where an identity fails, the correction is
+symq.studies.uninformed (balance equations of the chain built from the verbal model). Where an identity fails, the correction is
 checked too.
 
 Run: ``python derivations/cabral_errata.py`` (n = 2..4, under a minute), ``--full`` for n = 2..5
@@ -24,9 +24,9 @@ import sympy
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # _verdict
 
-from symq.elementary_symmetric import elementary_symmetric_sum  # noqa: E402
+from symq.arithmetic.elementary_symmetric import elementary_symmetric_sum  # noqa: E402
 from _verdict import claim  # noqa: E402
-from symq.uninformed import (all_busy_probability, balance_failures,  # noqa: E402
+from symq.studies.uninformed import (all_busy_probability, balance_failures,  # noqa: E402
                              busy_idle_probability, busy_probability_by_states,
                              same_rational_function, uninformed_empty_probability, state_weight, uninformed_queue,
                              uninformed_transitions)
@@ -257,7 +257,7 @@ def check_index_map(servers):
 
 def check_chain_matches_text(queue):
     """(E11) section 2.2.1: arrivals fill each idle server at rate lambda/(number idle); server
-    g(i,j) finishing moves j to i. The chain of symq.uninformed has exactly these rates."""
+    g(i,j) finishing moves j to i. The chain of symq.studies.uninformed has exactly these rates."""
     transitions = uninformed_transitions(queue)
     for k in range(queue.size):
         for busy in itertools.combinations(queue.servers, k):

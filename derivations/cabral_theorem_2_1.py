@@ -43,7 +43,7 @@ from sympy.polys.fields import field
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # _verdict
 
-from symq.uninformed import (balance_failures, check_certificate,  # noqa: E402
+from symq.studies.uninformed import (balance_failures, check_certificate,  # noqa: E402
                              rais_aggregated_weight, rais_product_form_weight,
                              same_rational_function, state_weight, theorem_2_1_certificates,
                              theorem_2_1_differences, uninformed_queue)

@@ -5,7 +5,7 @@ For SED with s = 2 and 3 (q = 1/2, rho = 0.9), asymmetric JSQ and symmetric JSQ,
 compensation series (kernel roots, compensation tree, exact box near the origin) is compared with
 an independent route: the (q1, q2) chain built from the verbal routing rule, truncated to a band
 |s q1 - q2| <= 20 + 17 s around the routing line (routing pushes the walk back to it, so the mass
-outside is negligible) and q1 <= 200 (tail mass about rho^400), solved in floating point (symq.compensation.band_chain). The empty probability and the mean number in system must agree
+outside is negligible) and q1 <= 200 (tail mass about rho^400), solved in floating point (symq.studies.compensation.band_chain). The empty probability and the mean number in system must agree
 to 1e-9 relative; a 30-digit and a 40-digit compensation run must agree to 28 digits.
 
 Run: ``python derivations/sed_compensation.py``
@@ -14,8 +14,8 @@ Run: ``python derivations/sed_compensation.py``
 
 import mpmath
 
-from symq.compensation import asymmetric_jsq, sed, solve, symmetric_jsq
-from symq.compensation.band_chain import band_chain_law
+from symq.studies.compensation import asymmetric_jsq, sed, solve, symmetric_jsq
+from symq.studies.compensation.band_chain import band_chain_law
 from _verdict import finish
 
 

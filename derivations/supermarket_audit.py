@@ -18,7 +18,7 @@ from fractions import Fraction as F
 import sympy
 
 import symq
-from symq.supermarket import decompose
+from symq.studies.supermarket import decompose
 
 from _verdict import CLAIMS, claim, finish
 

@@ -13,7 +13,7 @@ Run: ``python derivations/supermarket_decomposition.py``
 import sympy
 
 import symq
-from symq.supermarket import (brute_force_decomposition, certify_decomposition, decompose,
+from symq.studies.supermarket import (brute_force_decomposition, certify_decomposition, decompose,
                               decomposition_latex)
 
 from _verdict import claim, finish

@@ -10,8 +10,8 @@ Run: ``python derivations/supermarket_stability.py``
 import random
 
 from symq import Model
-from symq.stability import stability_report
-from symq.supermarket import decompose
+from symq.models.stability import stability_report
+from symq.studies.supermarket import decompose
 from _verdict import finish
 
 

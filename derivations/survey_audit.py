@@ -457,7 +457,7 @@ def check_dbm_job_buffer():
     product form of Thm 3.12: the exact stationary law of the verbal chain (W, lambda = (1/3,
     1/4, 1/5), mu = (1, 1/2), job buffer N = 1, 2, server buffer K = 2, tied rates too) equals
     prod lambda_{c_i}/mu(S(c_1..c_i)) prod mu_{s_j}/lambda(C(s_1..s_j)), normalised."""
-    from symq import ctmc
+    from symq.engines import ctmc
     ok = True
     for lam, mu in (({"1": F(1, 3), "2": F(1, 4), "3": F(1, 5)}, {"1": F(1), "2": F(1, 2)}),
                     ({"1": F(1, 2), "2": F(1, 2), "3": F(1, 2)}, {"1": F(1), "2": F(1)})):

@@ -7,8 +7,8 @@ to the end of the idle-token queue. The survey gives, for every arrangement (b_l
 tokens, pi(b_l, s_k) = G^{-1} prod_{i<=l} 1/mu(b_1..b_i) prod_{i<=k} 1/lambda(s_1..s_i).
 
 The state space is finite, so the check is complete: global-balance residuals with symbolic
-rates on every state (symq.balance), and at exact rational rates the exact stationary law of the
-whole chain (symq.ctmc GTH in rationals) against the normalized product form, on a 3-token,
+rates on every state (symq.engines.balance), and at exact rational rates the exact stationary law of the
+whole chain (symq.engines.ctmc GTH in rationals) against the normalized product form, on a 3-token,
 2-server network over the W-like job graph and on a 3-token ring (non-nested). A law with the
 idle-token order reversed must fail.
 
@@ -19,9 +19,9 @@ from fractions import Fraction
 
 from sympy import latex
 
-from symq import ctmc
-from symq.balance import verify
-from symq.processes import ClosedTokenNetwork
+from symq.engines import ctmc
+from symq.engines.balance import verify
+from symq.engines.processes import ClosedTokenNetwork
 
 from _survey_common import frac
 from _verdict import finish

@@ -6,12 +6,12 @@
      the law of the reduced system |-B (servers B and every class compatible with them removed).
 
 Independent route: the truncated CTMC of the collaborative model built from the verbal dynamics
-(symq.ctmc, cut at n jobs, an acceptance region with the truncation property), solved exactly in
+(symq.engines.ctmc, cut at n jobs, an acceptance region with the truncation property), solved exactly in
 rationals for the full model and, separately, for the reduced model; the full chain conditioned on
 the sub-system must equal the reduced chain *exactly* (both are the untruncated laws conditioned
 on at most n jobs). Models: N, W and the non-nested ring:3 at exact rates, every class set A of
 size 1 and every server set B of size 1. Symbolically, P{C in C_{|-k}} = psi_k (server k idle)
-must equal pi(empty)/pi_{|-k}(empty) (exact DPs of symq.normalization).
+must equal pi(empty)/pi_{|-k}(empty) (exact DPs of symq.engines.normalization).
 
 Run: ``python derivations/survey_cor_3_8.py``
 """
@@ -21,8 +21,8 @@ from fractions import Fraction
 import sympy
 
 import symq
-from symq import ctmc
-from symq.normalization import empty_probability, server_idle_probability
+from symq.engines import ctmc
+from symq.engines.normalization import empty_probability, server_idle_probability
 from _verdict import finish
 
 RATES = {

@@ -4,7 +4,7 @@ In the collaborative model with a fully flexible class J (S_J = all servers), N_
 P{N_J = k} = (1-rho_J) rho_J^k, with rho_J = lambda_J / (mu - (lambda - lambda_J)).
 
 Independent route: the truncated CTMC of the collaborative model built from the verbal dynamics
-(symq.ctmc, cut at n jobs, solved by sparse LU in floating point at exact rational rates). The
+(symq.engines.ctmc, cut at n jobs, solved by sparse LU in floating point at exact rational rates). The
 cut has the truncation property, so its law is the true law given N <= n; with eps = P{N > n}
 (exact, from the Thm 3.3 product form and the exact pi(empty)), the true P{N_J = k} lies in
 [(1-eps) P_n, (1-eps) P_n + eps] (plus 1e-12 for the float solve). Checked for k = 0..3 on N, W,
@@ -17,7 +17,7 @@ Run: ``python derivations/survey_cor_4_2.py``
 
 import sympy
 
-from symq import ctmc
+from symq.engines import ctmc
 
 from _survey_common import collaborative_law, example, flexible_examples, frac
 from _verdict import finish

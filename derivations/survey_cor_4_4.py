@@ -27,7 +27,7 @@ from fractions import Fraction
 
 import sympy
 
-from symq.normalization import collaborative_empty_probability
+from symq.engines.normalization import collaborative_empty_probability
 
 from _survey_common import (Rates, collaborative_law, collaborative_tagged, direct_empty_probability,
                             example, flexible_examples, frac, inside, interval, show,

@@ -19,7 +19,7 @@ import itertools
 from fractions import Fraction
 
 import symq
-from symq.nested import nested_queueing_time_given_busy
+from symq.engines.nested import nested_queueing_time_given_busy
 
 from _survey_common import (Rates, collaborative_law, inside, interval, lst_value,
                             noncollaborative_tagged, FLEXIBLE_RATES)

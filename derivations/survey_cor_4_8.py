@@ -8,15 +8,15 @@ lambda_j; by PASTA, T_i is the mixture over the stationary busy set.
 Routes, on N, W and the nested example with equal server rates, exact rational rates:
 
 1. Conditional law: for every class and every busy set B, the stated LST (built by
-   symq.nested.nested_queueing_time_given_busy plus the service) lies in the rigorous interval of
+   symq.engines.nested.nested_queueing_time_given_busy plus the service) lies in the rigorous interval of
    the "tagged job" route (verbal noncollaborative dynamics, waiting jobs ahead from the reduced
    collaborative law of Thm 3.9, times the service LST), theta = 1/2 and 2.
-2. Unconditional mean: E T_i of the mixture (symq.nested.nested_noncollaborative_response_time with
-   the busy-set law summed from symq.aggregated.busy_order_probability) equals the ALIS mean
-   response time of the exact subset DP of symq.normalization (matching rates, docs/theory-subset-dp.md §4.7, no
+2. Unconditional mean: E T_i of the mixture (symq.engines.nested.nested_noncollaborative_response_time with
+   the busy-set law summed from symq.engines.aggregated.busy_order_probability) equals the ALIS mean
+   response time of the exact subset DP of symq.engines.normalization (matching rates, docs/theory-subset-dp.md §4.7, no
    nesting used), exactly.
 3. Unconditional law: its LST equals, as a rational function at theta = 1/2 and 2, the
-   independent mixture over *ordered* busy vectors (corrected Thm 5.4, symq.aggregated.
+   independent mixture over *ordered* busy vectors (corrected Thm 5.4, symq.engines.aggregated.
    response_time_law).
 
 Run: ``python derivations/survey_cor_4_8.py``
@@ -26,10 +26,10 @@ import itertools
 from fractions import Fraction
 
 import symq
-from symq.aggregated import busy_order_probability, response_time_law
-from symq.distributions import ExponentialMixture
-from symq.nested import nested_noncollaborative_response_time, nested_queueing_time_given_busy
-from symq.normalization import mean_response_time
+from symq.engines.aggregated import busy_order_probability, response_time_law
+from symq.engines.distributions import ExponentialMixture
+from symq.engines.nested import nested_noncollaborative_response_time, nested_queueing_time_given_busy
+from symq.engines.normalization import mean_response_time
 
 from _survey_common import (Rates, collaborative_law, inside, interval, lst_value,
                             noncollaborative_tagged)

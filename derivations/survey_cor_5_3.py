@@ -11,9 +11,9 @@ Routes:
    with random assignment under two different valid routings (canonical and max-flow), solved in
    rationals and aggregated to (b, n): the laws must be equal, exactly, on W, N and ring:3.
    Uniform assignment on N, which violates the assignment condition, must differ.
-2. Symbolically on N and W: symq.aggregated.idle_order_sum (corrected Thm 5.2 summed over the
-   idle orders) equals symq.aggregated.rais_partial_law (Thm 5.1) for every b and n_j <= 1, with
-   the two normalizing constants of symq.normalization.
+2. Symbolically on N and W: symq.engines.aggregated.idle_order_sum (corrected Thm 5.2 summed over the
+   idle orders) equals symq.engines.aggregated.rais_partial_law (Thm 5.1) for every b and n_j <= 1, with
+   the two normalizing constants of symq.engines.normalization.
 
 Run: ``python derivations/survey_cor_5_3.py``
 """
@@ -23,9 +23,9 @@ import itertools
 import sympy
 
 import symq
-from symq.aggregated import alis_partial_law, rais_partial_law
-from symq.normalization import normalizing_constant
-from symq.processes.noncollaborative import canonical_routing, maxflow_routing, uniform_routing
+from symq.engines.aggregated import alis_partial_law, rais_partial_law
+from symq.engines.normalization import normalizing_constant
+from symq.engines.processes.noncollaborative import canonical_routing, maxflow_routing, uniform_routing
 
 from _survey_common import aggregate, busy_and_queue, noncollaborative_law, routing_function
 from _verdict import finish

@@ -4,10 +4,10 @@ Agents of class c arrive one at a time with probability p_c and are matched with
 waiting agent of a neighbouring class, else wait. The survey gives
 pi^GM(c_n) = pi^GM(0) prod_i p_{c_i} / p(Gamma(c_1..c_i)), Gamma the neighbourhood.
 
-Checks: (1) global- and partial-balance residuals (symq.balance) with symbolic probabilities on
+Checks: (1) global- and partial-balance residuals (symq.engines.balance) with symbolic probabilities on
 the diamond-with-chord graph a-b-c-d-a, a-c; (2) at the exact probabilities of the diamond
 0-1, 0-2, 1-2, 1-3, 2-3 (p = 20, 21, 11, 10 over 62), the exact stationary law of the truncated
-chain (symq.ctmc, at most 6 waiting agents, GTH in rationals) equals the normalized product form
+chain (symq.engines.ctmc, at most 6 waiting agents, GTH in rationals) equals the normalized product form
 restricted to it (the cut has the truncation property); (3) pi^GM(0) by the library's subset
 recursion against a second derivation by geometric series written here: the only independent
 sets of the diamond are the singletons and {0, 3}, so
@@ -21,9 +21,9 @@ from fractions import Fraction
 
 from sympy import Rational, latex
 
-from symq import ctmc
-from symq.balance import verify
-from symq.processes import GeneralMatching
+from symq.engines import ctmc
+from symq.engines.balance import verify
+from symq.engines.processes import GeneralMatching
 
 from _survey_common import frac
 from _verdict import finish

@@ -23,7 +23,7 @@ import random
 from fractions import Fraction
 
 import symq
-from symq import ctmc
+from symq.engines import ctmc
 
 from _survey_common import Rates, noncollaborative_law
 from _verdict import finish

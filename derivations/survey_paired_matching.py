@@ -6,10 +6,10 @@ waiting server, the server the first compatible waiting job; if neither finds on
 compatible they match each other; whoever is unmatched waits. The survey gives
 pi^PBM(c_n, s_n) = pi^PBM(0) prod_i lambda_{c_i}/mu(c_1..c_i) * mu_{s_i}/lambda(s_1..s_i).
 
-Checks: global-balance residuals (symq.balance; this chain is not partially balanced in the
+Checks: global-balance residuals (symq.engines.balance; this chain is not partially balanced in the
 survey's sense) with symbolic rates on N, W, ring:3 and ring:4, on every state with at most 2 unmatched
 pairs; at exact rational rates on N, W and ring:4, the exact stationary law of the truncated chain
-(symq.ctmc, at most 2 unmatched pairs, GTH in rationals) against the normalized product form
+(symq.engines.ctmc, at most 2 unmatched pairs, GTH in rationals) against the normalized product form
 restricted to it. A law with the server queue reversed must fail (ring:4 at exact rates, where two waiting
 servers can have different types).
 
@@ -21,9 +21,9 @@ from fractions import Fraction
 from sympy import latex
 
 import symq
-from symq import ctmc
-from symq.balance import verify
-from symq.processes import PairedMatching
+from symq.engines import ctmc
+from symq.engines.balance import verify
+from symq.engines.processes import PairedMatching
 
 from _survey_common import frac
 from _verdict import finish

@@ -9,8 +9,8 @@ S_{d_i} not inside S(d_1..d_{i-1}) (docs/theory-subset-dp.md §4.5). In W, d = (
 satisfies the printed condition but has probability 0 (class 3 takes both servers).
 
 Independent route: the exact stationary law (GTH in rationals) of the truncated collaborative
-chain built from the verbal model (symq.ctmc, cut at 4 jobs), aggregated to (d, n). It must be
-proportional, with one constant, to symq.aggregated.collaborative_partial_law on every state
+chain built from the verbal model (symq.engines.ctmc, cut at 4 jobs), aggregated to (d, n). It must be
+proportional, with one constant, to symq.engines.aggregated.collaborative_partial_law on every state
 it visits, and the set of sequences d it visits must be exactly those allowed by the condition
 (printed or corrected), up to the cut; N, W and ring:3.
 
@@ -22,8 +22,8 @@ import itertools
 import sympy
 
 import symq
-from symq import ctmc
-from symq.aggregated import collaborative_partial_law
+from symq.engines import ctmc
+from symq.engines.aggregated import collaborative_partial_law
 
 from _survey_common import Rates, aggregate, frac, one_ratio
 from _verdict import finish

@@ -18,9 +18,9 @@ from fractions import Fraction
 import sympy
 
 import symq
-from symq.ctmc import empty_mass, truncated_stationary
-from symq.nested import nested_empty_probability
-from symq.normalization import collaborative_empty_probability
+from symq.engines.ctmc import empty_mass, truncated_stationary
+from symq.engines.nested import nested_empty_probability
+from symq.engines.normalization import collaborative_empty_probability
 from _verdict import finish
 
 

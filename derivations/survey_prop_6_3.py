@@ -10,7 +10,7 @@ servers that cannot serve i) just before; with k not in S_i the formula is right
 
 Routes: both recursions are written here (memoized over reduced systems, psi_k from the
 server-removal recursion of Prop 6.2) and compared with (1) the exact mean numbers of
-symq.normalization.mean_number (exact-cover subset DP on general graphs, nested closed form on
+symq.engines.normalization.mean_number (exact-cover subset DP on general graphs, nested closed form on
 nested ones: both independent of Prop 6.3), symbolically on N and W and at exact rates on ring:3
 and the nested example; (2) the Thm 3.3 law summed over the states with at most n jobs, an exact
 *lower* bound on each L_i: the printed value must fall below it somewhere (a rigorous refutation).
@@ -23,7 +23,7 @@ from fractions import Fraction
 import sympy
 
 import symq
-from symq.normalization import collaborative_empty_probability, mean_number
+from symq.engines.normalization import collaborative_empty_probability, mean_number
 
 from _survey_common import collaborative_law, frac, FLEXIBLE_RATES
 from _verdict import finish

@@ -11,8 +11,8 @@ Run: ``python derivations/survey_thm_3_10.py``
 from sympy import latex
 
 import symq
-from symq.balance import verify
-from symq.processes import RandomAssignmentProcess
+from symq.engines.balance import verify
+from symq.engines.processes import RandomAssignmentProcess
 from _verdict import finish
 
 

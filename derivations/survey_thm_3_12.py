@@ -12,8 +12,8 @@ Run: ``python derivations/survey_thm_3_12.py``
 from sympy import latex
 
 import symq
-from symq.balance import verify
-from symq.processes import DirectedMatching
+from symq.engines.balance import verify
+from symq.engines.processes import DirectedMatching
 from _verdict import finish
 
 

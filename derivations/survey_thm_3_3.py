@@ -11,8 +11,8 @@ Run: ``python derivations/survey_thm_3_3.py``
 from sympy import latex
 
 import symq
-from symq.balance import verify
-from symq.processes import CollaborativeQueue, OrderIndependentQueue
+from symq.engines.balance import verify
+from symq.engines.processes import CollaborativeQueue, OrderIndependentQueue
 from _verdict import finish
 
 
@@ -25,7 +25,7 @@ def main() -> str:
         print(f"% {report}".splitlines()[0])
         ok &= report.ok
     mm2 = OrderIndependentQueue({"a": "lambda_a", "b": "lambda_b"},
-                                lambda s: min(len(s), 2) * symq.rates.positive_symbol("mu"))
+                                lambda s: min(len(s), 2) * symq.models.rates.positive_symbol("mu"))
     report = verify(mm2, max_jobs=5)
     print(f"% general OI rate function (M/M/2): {'OK' if report.ok else 'FAILED'}")
     ok &= report.ok

@@ -10,8 +10,8 @@ Run: ``python derivations/survey_thm_3_5.py``
 from sympy import latex
 
 import symq
-from symq.balance import verify
-from symq.processes import CollaborativeQueue
+from symq.engines.balance import verify
+from symq.engines.processes import CollaborativeQueue
 from _verdict import finish
 
 

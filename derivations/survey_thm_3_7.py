@@ -13,9 +13,9 @@ Run: ``python derivations/survey_thm_3_7.py``
 from fractions import Fraction
 
 import symq
-from symq import ctmc
-from symq.balance import verify
-from symq.processes import AcceptanceRegion, CollaborativeQueue
+from symq.engines import ctmc
+from symq.engines.balance import verify
+from symq.engines.processes import AcceptanceRegion, CollaborativeQueue
 from _verdict import claim, finish
 
 RATES = {"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4", "mu_1": "1", "mu_2": "4/5"}

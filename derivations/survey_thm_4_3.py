@@ -7,7 +7,7 @@
 (iv)  N_J ~ geom(1 - rho_J), rho_J = lambda_J/(mu - (lambda - lambda_J)) (survey_cor_4_2.py).
 
 Independent route: exact stationary laws (GTH in rationals) of the truncated CTMCs built from the
-verbal dynamics (symq.ctmc), cut at n jobs. The cut has the truncation property, so each
+verbal dynamics (symq.engines.ctmc), cut at n jobs. The cut has the truncation property, so each
 truncated law is the true law given at most n jobs, and the statements become exact identities:
 (i) the full chain conditioned on no class-J job equals the chain of the model without J;
 (ii)+(iii) on every state (c, J, a) with at most n jobs, pi_n(c, J, a) equals
@@ -24,7 +24,7 @@ from fractions import Fraction
 
 import sympy
 
-from symq import ctmc
+from symq.engines import ctmc
 
 from _survey_common import flexible_examples, frac
 from _verdict import finish

@@ -7,21 +7,21 @@ pi^C(empty) = prod_j (1 - rho_j), rho_j = lambda_j / mu_hat_j.
 Routes:
 
 1. pi(empty): the printed product over the classes, built here, against the server-removal
-   recursion of Prop 6.2 (symq.normalization.collaborative_empty_probability, general graphs),
+   recursion of Prop 6.2 (symq.engines.normalization.collaborative_empty_probability, general graphs),
    as rational functions, on N, W and the nested example (classes 1->{1}, 2->{2}, 3->{1,2},
    4->{3}, 5->{1,2,3}).
-2. The laws of symq.nested.collaborative_response_time against the "tagged job" route: under
+2. The laws of symq.engines.nested.collaborative_response_time against the "tagged job" route: under
    FCFS a job's time depends only on the jobs ahead, which evolve on their own, so its exact LST
    given the jobs ahead comes from a finite recursion over the verbal collaborative dynamics;
    averaged over the Thm 3.3 law cut at n jobs with the exact omitted mass, it gives a rigorous
    interval for E exp(-theta T_i). Every class, theta = 1/2 and 2, exact rational rates; the law
    without the queueing terms (a wrong law) must fall outside for every class that has them.
 3. Means: E T_i of the law against L_i / lambda_i from the corrected Prop 6.3 recursion
-   (symq.normalization.server_removal_mean_number, general graphs), exactly.
+   (symq.engines.normalization.server_removal_mean_number, general graphs), exactly.
 
 The survey's nested systems have distinct server sets (S_i strictly inside S_j, or disjoint);
 classes that share a server set must be merged into one class first (the product over such
-classes, taken literally, is not pi(empty); symq.nested works on the distinct sets).
+classes, taken literally, is not pi(empty); symq.engines.nested works on the distinct sets).
 
 Run: ``python derivations/survey_thm_4_5.py``
 """
@@ -31,9 +31,9 @@ from fractions import Fraction
 import sympy
 
 import symq
-from symq.distributions import ExponentialMixture
-from symq.nested import collaborative_response_time
-from symq.normalization import collaborative_empty_probability, server_removal_mean_number
+from symq.engines.distributions import ExponentialMixture
+from symq.engines.nested import collaborative_response_time
+from symq.engines.normalization import collaborative_empty_probability, server_removal_mean_number
 
 from _survey_common import (Rates, collaborative_law, collaborative_tagged, frac, inside,
                             interval, lst_value, show, FLEXIBLE_RATES)

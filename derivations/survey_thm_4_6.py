@@ -11,7 +11,7 @@ ahead and the busy set; its exact LST comes from a finite recursion over the ver
 noncollaborative dynamics (a busy server that completes takes the oldest compatible waiting job,
 else becomes idle). By PASTA and Thm 3.9 the waiting jobs seen given all servers busy have the
 collaborative law pi^C (cut at n jobs, with the exact omitted mass: a rigorous interval for the
-LST). symq.nested.nested_queueing_time_given_busy must lie inside at theta = 1/2 and 2 for every
+LST). symq.engines.nested.nested_queueing_time_given_busy must lie inside at theta = 1/2 and 2 for every
 class of N, W and the nested example; the law without the queueing terms of the larger classes
 (a wrong law) must fall outside for the classes that have them.
 
@@ -21,8 +21,8 @@ Run: ``python derivations/survey_thm_4_6.py``
 from fractions import Fraction
 
 import symq
-from symq.distributions import ExponentialMixture
-from symq.nested import nested_queueing_time_given_busy
+from symq.engines.distributions import ExponentialMixture
+from symq.engines.nested import nested_queueing_time_given_busy
 
 from _survey_common import (Rates, collaborative_law, inside, interval, lst_value,
                             noncollaborative_tagged, FLEXIBLE_RATES)

@@ -7,8 +7,8 @@ alpha(b_j) = lambda(R(b_j))/mu(b_j), and equivalently pi'(n | b) = prod_j (1 - a
 Independent route: the noncollaborative FCFS chain with random assignment written from the
 verbal model (lumped to busy servers and waiting classes in arrival order, cut at 3 waiting jobs,
 a cut with the truncation property), solved exactly in rationals, aggregated to (b, n); it must
-be proportional, with one constant, to symq.aggregated.rais_partial_law on every state. Two
-valid routings (the canonical one and a max-flow one, symq.processes.noncollaborative) on W, N
+be proportional, with one constant, to symq.engines.aggregated.rais_partial_law on every state. Two
+valid routings (the canonical one and a max-flow one, symq.engines.processes.noncollaborative) on W, N
 and ring:3 at exact rates; uniform routing on N (it violates the assignment condition) must
 fail. The conditional form is checked symbolically: rais_partial_law / P(b) =
 prod (1-alpha_j) alpha_j^{n_j} on N and W for every b and n_j <= 1.
@@ -21,8 +21,8 @@ import itertools
 import sympy
 
 import symq
-from symq.aggregated import busy_order_probability, rais_partial_law
-from symq.processes.noncollaborative import canonical_routing, maxflow_routing, uniform_routing
+from symq.engines.aggregated import busy_order_probability, rais_partial_law
+from symq.engines.processes.noncollaborative import canonical_routing, maxflow_routing, uniform_routing
 
 from _survey_common import (aggregate, busy_and_queue, frac, noncollaborative_law, one_ratio,
                             routing_function)

@@ -16,9 +16,9 @@ with the exact omitted mass this gives a rigorous interval for E[exp(-theta T_iQ
 1. Conditional: on N (lambda = (1/4, 1/4), mu = (1, 1)) and W, for every class and every b with
    S_i inside B_l, the printed LST at theta = 1/2 and 2 is compared with the interval; it must be
    outside in at least one case for the printed statement to fail (it is: N, class 1, b = (1, 2)).
-2. Unconditional: the mixture sum_b P(b) (printed law given b) (symq.aggregated.waiting_time_law,
+2. Unconditional: the mixture sum_b P(b) (printed law given b) (symq.engines.aggregated.waiting_time_law,
    with P(b) of docs/theory-subset-dp.md §4.1) must lie in the mixture of the intervals, and equal the one-DP LST
-   symq.aggregated.waiting_time_lst exactly.
+   symq.engines.aggregated.waiting_time_lst exactly.
 
 Run: ``python derivations/survey_thm_5_4.py``
 """
@@ -28,7 +28,7 @@ from fractions import Fraction
 import sympy
 
 import symq
-from symq.aggregated import (busy_order_probability, printed_conditional_waiting_time,
+from symq.engines.aggregated import (busy_order_probability, printed_conditional_waiting_time,
                              waiting_time_law, waiting_time_lst)
 
 from _survey_common import (exact_gap, Rates, conditional_queue_law, frac, inside, lst_value,

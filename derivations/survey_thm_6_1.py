@@ -7,10 +7,10 @@ average service rates of the first class-i job given x (Bonald and Comte),
 sum_i phi_i(x) = mu(x), and phi_i(x) phi_j(x - e_i) = phi_j(x) phi_i(x - e_j) (balance property).
 
 Routes: (1) the exact stationary law (GTH in rationals) of the truncated collaborative chain built
-from the verbal model (symq.ctmc, cut at 4 jobs; the cut only depends on x, so the law given x is
+from the verbal model (symq.engines.ctmc, cut at 4 jobs; the cut only depends on x, so the law given x is
 exact) aggregated to x must be proportional, with one constant, to Phi(x) prod lambda^x
-(symq.aggregated.balance_function) on N, W and ring:3; (2) from the same chain, the average rate
-of the first class-i job given x must equal symq.aggregated.balance_rates exactly; (3)
+(symq.engines.aggregated.balance_function) on N, W and ring:3; (2) from the same chain, the average rate
+of the first class-i job given x must equal symq.engines.aggregated.balance_rates exactly; (3)
 symbolically on N and W for |x| <= 3: the recursion equals the sum over the orderings of x of
 the Thm 3.3 products, sum_i phi_i = mu(x), and the balance property.
 
@@ -23,8 +23,8 @@ from fractions import Fraction
 import sympy
 
 import symq
-from symq import ctmc
-from symq.aggregated import balance_function, balance_rates
+from symq.engines import ctmc
+from symq.engines.aggregated import balance_function, balance_rates
 
 from _survey_common import Rates, aggregate, frac, one_ratio
 from _verdict import finish

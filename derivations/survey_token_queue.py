@@ -5,11 +5,11 @@ assignment (the assignment condition, "RAIT"), and the busy tokens, in the order
 arrival, are served by an order-independent process mu(b_1..b_l). The survey states that
 Theorem 3.10 holds with this mu: pi(z_m) = pi(0) prod_i lambda_{z_i}(z_i) / mu(z_i).
 
-Checked by global- and partial-balance residuals (symq.balance, exact rational functions,
+Checked by global- and partial-balance residuals (symq.engines.balance, exact rational functions,
 symbolic rates) of the chain written from the verbal model, on the W job graph with three tokens
 and a collaborative token-server layer, and with a general OI rate function (mu times
 min(busy tokens, 2) plus a token-specific bonus); then at exact rational rates against the exact
-stationary law of the truncated chain (symq.ctmc GTH in rationals). Finally, the special case
+stationary law of the truncated chain (symq.engines.ctmc GTH in rationals). Finally, the special case
 "each token is its own server" must give the noncollaborative RAIS product form, state by state.
 
 Run: ``python derivations/survey_token_queue.py``
@@ -21,11 +21,11 @@ import sympy
 from sympy import latex
 
 import symq
-from symq import ctmc
-from symq.balance import verify
-from symq.processes import RandomAssignmentProcess, TokenQueue
-from symq.processes.tokens import collaborative_token_service
-from symq.rates import positive_symbol
+from symq.engines import ctmc
+from symq.engines.balance import verify
+from symq.engines.processes import RandomAssignmentProcess, TokenQueue
+from symq.engines.processes.tokens import collaborative_token_service
+from symq.models.rates import positive_symbol
 
 from _survey_common import frac
 from _verdict import finish

@@ -24,11 +24,11 @@ import importlib as _importlib
 # stays the catalog function, not the submodule). Everything else loads on first use through
 # __getattr__ below (PEP 562), so that ``import symq`` and a short command do not pay for
 # networkx, numpy, scipy, matplotlib, dask or the compensation/supermarket/sweep packages.
-from .errors import (ModelError, SymqError, UnknownModelError, UnstableModelError,
+from symq.errors import (ModelError, SymqError, UnknownModelError, UnstableModelError,
                      UnsupportedError, VerificationError)
-from .model import Model
-from .catalog import builtin_names, example_model, load, loads, model
-from .catalog import takes_model as _takes_model
+from symq.models.model import Model
+from symq.models.catalog import builtin_names, example_model, load, loads, model
+from symq.models.catalog import takes_model as _takes_model
 
 # public name -> (module, attribute in it, wrapper): "model" means that the function also takes
 # a built-in name or a TOML path (catalog.takes_model); "quantity" also remembers the model of a
@@ -36,19 +36,21 @@ from .catalog import takes_model as _takes_model
 # (quantities.quantity_function).
 # One row a module: (module, wrapper, its public names); "compensation_solve" is compensation.solve.
 _ROWS = (
-    (".balance", None, "BalanceReport"), (".balance", "model", "verify"),
-    (".compensation", None, "CompensationResult asymmetric_jsq sed symmetric_jsq solve"),
-    (".nested", "model", "is_nested nesting_tree"),
-    (".nested", "quantity", "nested_empty_probability"),
-    (".normalization", "quantity",
+    ("symq.engines.balance", None, "BalanceReport"), ("symq.engines.balance", "model", "verify"),
+    ("symq.studies.compensation", None, "CompensationResult asymmetric_jsq sed symmetric_jsq solve"),
+    ("symq.engines.nested", "model", "is_nested nesting_tree"),
+    ("symq.engines.nested", "quantity", "nested_empty_probability"),
+    ("symq.queries.solve", None, "solve Result"),
+    ("symq.queries.quantities", None,
      "empty_probability normalizing_constant server_idle_probability mean_number "
      "mean_response_time"),
-    (".quantities", None, "Evaluated derive evaluate"),
-    (".stability", "model", "check_stability is_stable stability_conditions stability_report"),
-    (".supermarket", "model", "decompose drift_rates simulate_jlw"),
+    ("symq.queries.quantities", None, "derive evaluate"), ("symq.arithmetic.numeric", None, "Evaluated"),
+    ("symq.queries.routes", None, "ROUTES"),
+    ("symq.models.stability", "model", "check_stability is_stable stability_conditions stability_report"),
+    ("symq.studies.supermarket", "model", "decompose drift_rates simulate_jlw"),
 )
-_RENAMED = {"solve": "compensation_solve"}
-_LAZY = {_RENAMED.get(attribute, attribute): (module, attribute, wrapper)
+_RENAMED = {("symq.studies.compensation", "solve"): "compensation_solve"}
+_LAZY = {_RENAMED.get((module, attribute), attribute): (module, attribute, wrapper)
          for module, wrapper, names in _ROWS for attribute in names.split()}
 
 
@@ -60,7 +62,7 @@ def __getattr__(name: str):
         if wrapper == "model":
             value = _takes_model(value)
         elif wrapper == "quantity":
-            from .quantities import quantity_function
+            from symq.queries.quantities import quantity_function
             value = quantity_function(value)
         globals()[name] = value
         return value
@@ -81,6 +83,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Model", "model", "example_model", "load", "loads", "builtin_names",
+    "solve", "Result", "ROUTES",
     "empty_probability", "normalizing_constant", "server_idle_probability", "mean_number",
     "mean_response_time", "derive", "evaluate", "Evaluated",
     "verify", "BalanceReport",

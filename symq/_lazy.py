@@ -12,7 +12,7 @@ import importlib
 from types import ModuleType
 from typing import Any
 
-__all__ = ["lazy_module"]
+__all__ = ["lazy_module", "lazy_submodules"]
 
 
 class _LazyModule:
@@ -62,3 +62,36 @@ def lazy_module(name: str) -> Any:
     Running time: nothing until first use, then one import.
     """
     return _LazyModule(name)
+
+
+def lazy_submodules(package: str):
+    """A module ``__getattr__`` (PEP 562) for ``package`` that imports a submodule on first
+    access, so that ``symq.engines.normalization`` works after ``import symq`` alone.
+
+    Parameters
+    ----------
+    package : str
+        The package's ``__name__``.
+
+    Returns
+    -------
+    callable
+        ``__getattr__(name)`` for the package.
+
+    Examples
+    --------
+    >>> import symq.arithmetic
+    >>> symq.arithmetic.numeric.__name__
+    'symq.arithmetic.numeric'
+
+    Running time: one import on first access.
+    """
+    def __getattr__(name: str) -> Any:
+        if not name.startswith("_"):
+            try:
+                return importlib.import_module(f"{package}.{name}")
+            except ModuleNotFoundError as error:
+                if error.name != f"{package}.{name}":
+                    raise
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+    return __getattr__

@@ -14,17 +14,16 @@ from typing import Any, Mapping, Sequence
 
 import sympy
 
-from . import commands
-from .catalog import BUILTIN_DESCRIPTIONS
-from .commands.common import (CommandParser, add_format_arguments, add_limit_arguments,
+from symq import commands
+from symq.models.catalog import BUILTIN_DESCRIPTIONS
+from symq.commands.common import (CommandParser, add_format_arguments, add_limit_arguments,
                               add_set_argument, emit_json, model_with_values, parse_settings,
                               run_handler)
-from .errors import ModelError
-from .model import Model
-from .nested import is_nested, nesting_tree
-from .quantities import (DISCIPLINES, QUANTITIES, Evaluated, derive, evaluate, flatten_result,
-                         handler_for)
-from .stability import stability_conditions, stability_report
+from symq.errors import ModelError
+from symq.models.model import Model
+from symq.engines.nested import is_nested, nesting_tree
+from symq.queries.quantities import DISCIPLINES, QUANTITIES, Evaluated, flatten_result
+from symq.models.stability import stability_conditions, stability_report
 
 __all__ = ["main", "build_parser", "parse_settings", "add_format_arguments", "emit_json"]
 
@@ -121,33 +120,24 @@ def _run_show(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------- derive / evaluate
-def _expr_json(expr: Any) -> dict[str, str]:
-    return {"expr": str(expr), "latex": sympy.latex(expr)}
-
-
 def _shape(result: Any, leaf) -> Any:
     if isinstance(result, Mapping):
         return {key: _shape(part, leaf) for key, part in result.items()}
     return leaf(result)
 
 
-def _check_work(args: argparse.Namespace, model: Model) -> None:
-    """Refuse a subset DP past its limit (symq.limits) before it starts; ``evaluate`` answered
-    by certified digits has the larger limit of the fixed-point kernels."""
-    from .limits import check_subset_dp
-    certified = False
-    if args.command == "evaluate" and not args.exact and model.is_numeric:
-        from .normalization.certified import QUANTITIES, answers_certified
-        certified = args.quantity in QUANTITIES and answers_certified(model, args.discipline)
-    check_subset_dp(model, args.discipline, f"{args.command} {args.model} {args.quantity}"
-                    + (f" --discipline {args.discipline}" if args.discipline != "collaborative"
-                       else ""), args, certified=certified)
+def _request_text(args: argparse.Namespace) -> str:
+    """The request as the user wrote it, for the limits' messages."""
+    return (f"{args.command} {args.model} {args.quantity}"
+            + (f" --discipline {args.discipline}" if args.discipline != "collaborative" else "")
+            + (f" --form {args.form}" if getattr(args, "form", "structured") != "structured"
+               else ""))
 
 
 def _evaluated_json(full: bool):
     """The JSON of an :class:`Evaluated`; an exact rational past the digit limit as its digit
     counts ``exact_digits: [numerator, denominator]`` unless ``full`` (``--full-exact``)."""
-    from .numeric import EXACT_DIGITS, digit_count, exact_string
+    from symq.arithmetic.numeric import EXACT_DIGITS, digit_count, exact_string
 
     def leaf(value: Evaluated) -> dict[str, Any]:
         data: dict[str, Any] = {"value": value.value} if value.value else {}
@@ -163,28 +153,27 @@ def _evaluated_json(full: bool):
 
 def _run_derive(args: argparse.Namespace) -> int:
     _, model, values = model_with_values(args)
-    _, method = handler_for(model, args.quantity, args.discipline)
-    from .formulas.output import derive_result, has_structured
-    if not has_structured(model, args.quantity):
-        _check_work(args, model)
-    elif args.form != "structured":  # the structured form does no rational-function algebra
-        from .limits import check_expanded
-        check_expanded(model, args.quantity, args.discipline,
-                       f"derive {args.model} {args.quantity} --form {args.form}"
-                       + (f" --discipline {args.discipline}" if args.discipline != "collaborative"
-                          else ""), args)
-    from .numeric import full_int_strings
-    from .progress import busy
+    from symq.arithmetic.numeric import full_int_strings
+    from symq.presentation.formula_output import derive_result
+    from symq.progress import busy
+    from symq.queries.solve import solve
     # a formula is printed in full, however long its numbers (Python's 4300-digit guard is
     # lifted for this output only)
     with full_int_strings(), busy(f"derive {args.quantity}"):
-        out = derive_result(model, args.quantity, args.discipline, args.form,
+        result = solve(model, args.quantity, args.discipline, exact=True, method=args.method,
+                       form="structured" if args.form != "expression" else "expression",
+                       limits=args, what=_request_text(args))
+        if result.formula is not None and args.form != "structured":
+            from symq.queries.estimates import check_expanded
+            check_expanded(model, args.quantity, args.discipline, _request_text(args), args)
+        out = derive_result(result, args.form,
                             want={"latex": "latex", "json": "all"}.get(args.format, "text"))
     with full_int_strings():
         if args.format == "json":
             data = {"model": _label(args, model), "quantity": args.quantity,
-                    "discipline": args.discipline, "method": method, "parameters": values,
-                    "form": out["form"]}
+                    "discipline": args.discipline, "route": result.route,
+                    "method": result.method, "arithmetic": result.arithmetic,
+                    "parameters": values, "form": out["form"]}
             if out["structured"] is not None:
                 data["structured"] = out["structured"].as_json()
             if out["json_result"] is not None:
@@ -195,37 +184,30 @@ def _run_derive(args: argparse.Namespace) -> int:
     return 0
 
 
-def _evaluate_result(args: argparse.Namespace, model: Model) -> Any:
-    from .response_time.quantities import evaluate_request
-    result = evaluate_request(model, args.quantity, args.discipline, args.digits,
-                              time=args.time, percentile=args.percentile)
-    from .normalization.certified import QUANTITIES, certified_quantity
-    if result is None and args.quantity in QUANTITIES:
-        # exact rationals where cheap or with --exact, else certified digits (interval kernels)
-        result = certified_quantity(model, args.quantity, args.discipline, args.digits,
-                                    exact=True if args.exact else None)
-    if result is None:
-        result = evaluate(derive(model, args.quantity, args.discipline), digits=args.digits)
-    return result
-
-
 def _run_evaluate(args: argparse.Namespace) -> int:
     _, model, values = model_with_values(args)
     if not model.is_numeric:
         missing = ", ".join(sorted(s.name for s in model.symbols))
         raise ModelError(f"evaluate needs a value for every symbol; missing: {missing} "
                          "(give each with --set NAME=VALUE)")
-    _check_work(args, model)
-    from .progress import busy
+    from symq.progress import busy
+    from symq.queries.response_time import check_options
+    from symq.queries.solve import solve
+    check_options(args.quantity, args.time, args.percentile)
     with busy(f"evaluate {args.quantity}"):  # on a terminal: 'working, 0:05 elapsed'
-        result = _evaluate_result(args, model)
+        result = solve(model, args.quantity, args.discipline, digits=args.digits,
+                       exact=True if args.exact else None, method=args.method,
+                       time=args.time, percentile=args.percentile, limits=args,
+                       what=_request_text(args))
     if args.format == "json":
         emit_json({"model": _label(args, model), "quantity": args.quantity,
-                   "discipline": args.discipline, "parameters": values, "digits": args.digits,
-                   "result": _shape(result, _evaluated_json(args.full_exact))})
+                   "discipline": args.discipline, "route": result.route,
+                   "method": result.method, "arithmetic": result.arithmetic,
+                   "parameters": values, "digits": args.digits,
+                   "result": _shape(result.items, _evaluated_json(args.full_exact))})
         return 0
-    from .numeric import exact_string
-    for label, value in flatten_result(result):
+    from symq.arithmetic.numeric import exact_string
+    for label, value in flatten_result(result.items):
         exact = value.exact
         latex = args.format == "latex"
         if not value.value:  # a function of theta or t (an LST, a CDF): exact only
@@ -237,6 +219,20 @@ def _run_evaluate(args: argparse.Namespace) -> int:
             shown = f"{exact_string(exact, args.full_exact)} = {value.value}" \
                 if exact is not None and not exact.is_Integer else value.value
         print(f"{label}: {shown}" if label else shown)
+    return 0
+
+
+def _run_routes(args: argparse.Namespace) -> int:
+    from symq.queries.routes import table_rows
+    rows = table_rows()
+    if args.format == "json":
+        emit_json({"routes": rows})
+        return 0
+    for k, row in enumerate(rows, 1):
+        print(f"{k:2d}. {row['route']}: {row['summary']}")
+        print(f"      quantities: {row['quantities']}")
+        print(f"      disciplines: {row['disciplines']}; arithmetic: {row['arithmetic']}; "
+              f"work estimate: {row['estimate']}")
     return 0
 
 
@@ -262,12 +258,12 @@ class _VersionAction(argparse.Action):
         try:
             text = version("symq")
         except PackageNotFoundError:
-            from . import __version__ as text
+            from symq import __version__ as text
         print(f"symq {text}")
         parser.exit(0)
 
 
-_CORE_COMMANDS = ("list", "show", "derive", "evaluate")
+_CORE_COMMANDS = ("list", "routes", "show", "derive", "evaluate")
 
 
 def _command_of(argv: Sequence[str]) -> str | None:
@@ -311,6 +307,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     add_format_arguments(p)
     p.set_defaults(handler=_run_list)
 
+    p = sub.add_parser("routes", help="the route table: which engine answers which request")
+    add_format_arguments(p)
+    p.set_defaults(handler=_run_routes)
+
     p = sub.add_parser("show", help="classes, servers, nesting tree, stability conditions")
     p.add_argument("model", help="built-in name or path to a TOML file")
     add_set_argument(p)
@@ -325,6 +325,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                        help="one of: " + ", ".join(QUANTITIES))
         p.add_argument("--discipline", choices=DISCIPLINES, default="collaborative")
         add_set_argument(p)
+        p.add_argument("--method", default="auto", metavar="ROUTE",
+                       help="auto (default) or the name of a route of `symq routes`")
         if name == "derive":
             p.add_argument("--form", choices=("structured", "expanded", "factored"),
                            default="structured",

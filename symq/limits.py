@@ -1,5 +1,6 @@
-r"""Named size limits and cheap work estimates, so that no input makes symq run for hours or eat
-all memory without being asked to.
+r"""Named size limits, so that no input makes symq run for hours or eat all memory without being
+asked to: the table of limits and the check against it. The estimates that are checked live
+beside the routes that do the work (:mod:`symq.queries.estimates`).
 Every limit below has a documented default, says what it counts, and names the command-line option
 that raises it (``--max-work N`` sets the limit of the command to N, ``--no-limits`` lifts them
 all). The command line estimates the work *before* it starts and refuses with a
@@ -9,36 +10,25 @@ built-in catalogue, which protects every caller.
 
 Examples
 --------
->>> from symq import model
->>> from symq.limits import LIMITS, subset_dp_steps
+>>> from symq.limits import LIMITS
 >>> LIMITS["dp-steps"].default
 300000
->>> subset_dp_steps(model("w"), "collaborative")   # nested: closed form, (3 + 2)^2
-25
 >>> check("states", 10**9, "verify w --max-jobs 50")
 Traceback (most recent call last):
 ...
 symq.errors.TooLargeError: too large: verify w --max-jobs 50 needs about 1.0e+09 states with at most N+1 jobs (limit 50,000); pass --max-work 1000000000 to go ahead, or --no-limits
 
-Running time: every estimate here is cheap by design: at most about the limit in set operations on
-Python integers (:func:`count_unions` stops as soon as the count passes the limit).
+Running time: O(1) per check.
 """
 
 from __future__ import annotations
 
-import math
-import sys
-import threading
-import time
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
-from .errors import TooLargeError
+from symq.errors import TooLargeError
 
-__all__ = ["Limit", "LIMITS", "TooLargeError", "check", "limit_value", "count_unions",
-           "subset_dp_steps", "check_expanded", "estimate_states", "sweep_work",
-           "compensation_box_states", "elapsed_ticker"]
+__all__ = ["Limit", "LIMITS", "TooLargeError", "check", "limit_value"]
 
 
 @dataclass(frozen=True)
@@ -122,7 +112,7 @@ def limit_value(name: str, args: Any = None) -> int | None:
     return int(given) if given is not None else LIMITS[name].default
 
 
-def _number(value: int) -> str:
+def number_text(value: int) -> str:
     return f"{value:,}" if value < 10**7 else f"{value:.1e}"
 
 
@@ -163,376 +153,5 @@ def check(name: str, estimate: int, what: str, limit: int | None = -1,
             remedy = f"pass --max-work {estimate} to go ahead, or --no-limits"
         else:
             remedy = f"use {spec.option}" if spec.option.startswith("--") else spec.option
-    raise TooLargeError(f"too large: {what} needs about {_number(estimate)} {spec.unit} "
-                        f"(limit {_number(limit)}); {remedy}")
-
-
-# ------------------------------------------------------------------------------ subset DPs
-def _masks(model) -> list[int]:
-    index = {s: j for j, s in enumerate(model.servers)}
-    return sorted({sum(1 << index[s] for s in servers) for servers in model.compatibility.values()})
-
-
-def count_unions(masks: list[int], cap: int | None = None) -> int | None:
-    """The number of unions of the sets ``masks`` (bitmasks), the empty union included.
-
-    Returns ``None`` as soon as the count passes ``cap``: the work is then at most about
-    ``cap * len(masks)`` set operations.
-
-    Parameters
-    ----------
-    masks : list of int
-        The class server sets as bit masks.
-    cap : int, optional
-        Stop counting past this many unions.
-
-    Returns
-    -------
-    int or None
-        The number of unions, or ``None`` past ``cap``.
-
-    Running time: O(J^2) for the independent-family bound, then O(U J) set operations for U
-    unions (at most about ``cap * J``).
-
-    Examples
-    --------
-    >>> count_unions([0b01, 0b10, 0b11])
-    4
-    >>> count_unions([1 << j for j in range(40)], cap=1000) is None
-    True
-    """
-    if cap is not None and 1 << _independent_family(masks) > cap:
-        return None  # at least 2^k unions: refused without counting
-    reach = {0}
-    for mask in sorted(set(masks), key=lambda m: (-m.bit_count(), m)):  # large sets first:
-        # the count grows fastest and passes the cap after the fewest set operations
-        reach |= {x | mask for x in reach}
-        if cap is not None and len(reach) > cap:
-            return None
-    return len(reach)
-
-
-def _independent_family(masks: list[int]) -> int:
-    """The size k of a family of the sets ``masks`` (found greedily) in which every member has
-    a server that no other member has: the $2^k$ unions of its subfamilies differ, so there are
-    at least $2^k$ unions. ``once`` holds the servers in exactly one member, ``more`` those in
-    several. Running time: O(J M) set operations (the family has at most M members)."""
-    family: list[int] = []
-    once = more = 0
-    for mask in sorted(set(masks), key=lambda m: (m.bit_count(), m)):
-        new_more = more | (once & mask)
-        new_once = (once | mask) & ~new_more
-        if all(m & new_once for m in (*family, mask)):
-            family.append(mask)
-            once, more = new_once, new_more
-    return len(family)
-
-
-def subset_dp_steps(model, discipline: str = "collaborative", cap: int | None = None) -> int | None:
-    r"""Steps of the exact subset DP of :mod:`symq.normalization` for ``model``.
-
-    Unions of class server sets times (classes + servers) for the collaborative discipline, plus all
-    $2^M$ server sets times (classes + servers) for ``alis`` and ``rais``. Structured models
-    (``redundancy:K:D``, nested models under the collaborative discipline, ``uninformed:N``
-    under ``rais``) are solved without the general DP and count (classes + servers) squared.
-    Returns ``None`` when the unions alone pass ``cap`` (counting then stops early).
-
-    Parameters
-    ----------
-    model : Model
-        The model.
-    discipline : str
-        ``"collaborative"``, ``"alis"`` or ``"rais"``.
-    cap : int, optional
-        Stop counting past about this many steps.
-
-    Returns
-    -------
-    int or None
-        The estimated steps, or ``None`` past ``cap``.
-
-    Running time: that of :func:`count_unions` with cap ``cap / (J + M)``.
-
-    Examples
-    --------
-    >>> from symq import model
-    >>> subset_dp_steps(model("w"), "alis")   # (4 unions + 2^2 server sets) times (3 + 2)
-    40
-    """
-    classes, servers = len(model.classes), len(model.servers)
-    width = classes + servers
-    if _structured(model, discipline):
-        return width * width
-    unions = count_unions(_masks(model), None if cap is None else cap // width + 1)
-    if unions is None:
-        return None
-    steps = unions * width
-    if discipline != "collaborative":
-        steps += (1 << servers) * width
-    return steps
-
-
-def _structured(model, discipline: str) -> bool:
-    """True when :mod:`symq.normalization` solves ``model`` without the general subset DP (its
-    method name does not say "subset DP": nested, ring, ``redundancy:K:D``, ...); also one
-    fully flexible class under ``rais`` (``uninformed:N``, closed forms)."""
-    if discipline == "rais" and len(model.classes) == 1:
-        return True
-    try:
-        from .normalization import method_name
-        name = method_name(model, discipline)
-    except Exception:  # noqa: BLE001 - an estimate never fails; the computation reports errors
-        return False
-    if name.startswith("product over the connected components"):
-        return False  # each component may be large: count the whole graph (an overestimate)
-    return "subset DP" not in name
-
-
-def check_subset_dp(model, discipline: str, what: str, args: Any = None,
-                    certified: bool = False) -> int:
-    """Refuse a subset DP past its limit (numeric, certified or symbolic); return the estimated
-    steps. ``certified``: the numeric values come from the fixed-point interval kernels
-    (limit ``certified-steps``) instead of exact rationals (``dp-steps``).
-
-    Raises
-    ------
-    TooLargeError
-        The estimate (or the count so far, when counting stopped early) is past the limit.
-    """
-    name = ("certified-steps" if certified else "dp-steps") if model.is_numeric else \
-        "symbolic-dp-steps"
-    limit = limit_value(name, args)
-    width = len(model.classes) + len(model.servers)
-    if discipline != "collaborative" and not _structured(model, discipline):
-        check(name, (1 << len(model.servers)) * width, what, limit)  # all 2^M server sets
-    steps = subset_dp_steps(model, discipline, cap=limit)
-    if steps is None:  # counting stopped past the limit
-        spec = LIMITS[name]
-        raise TooLargeError(
-            f"too large: {what} needs more than {_number(limit)} {spec.unit} (the limit; "
-            f"counting the unions of class server sets stopped there, at most "
-            f"{_number((1 << len(model.servers)) * width)}); pass --max-work N with a larger N "
-            "to go ahead, or --no-limits")
-    check(name, steps, what, limit)
-    return steps
-
-
-def check_expanded(model, quantity: str, discipline: str, what: str, args: Any = None) -> int:
-    """Refuse an expanded (or factored) formula whose size bound is past ``expanded-terms``;
-    return the bound.
-
-    The bound (:meth:`symq.formulas.Structured.expanded_size`) counts the monomials of the
-    degrees of the result's numerators and denominators; the degrees come from the same
-    definitions evaluated on a line (milliseconds), and the cost of the expanded route (its
-    products, cancellations and printing) grows with the number of terms.
-
-    Raises
-    ------
-    TooLargeError
-        The bound is past the limit (``ring:4`` ALIS mean numbers: about 3.0e+07 terms).
-
-    Parameters
-    ----------
-    model : Model
-        The model (symbolic rates).
-    quantity, discipline : str
-        As :func:`symq.formulas.structured`.
-    what : str
-        The input as the user wrote it, for the error message.
-    args : argparse.Namespace, optional
-        The command's parsed arguments (``--max-work``, ``--no-limits``).
-
-    Returns
-    -------
-    int
-        The bound on the number of terms, returned only when it is within ``expanded-terms``.
-
-    Examples
-    --------
-    Model N's collaborative mean number expands to at most 88 terms, well within the limit:
-
-    >>> from symq import model
-    >>> check_expanded(model("n"), "mean-number", "collaborative", "derive n --form expanded")
-    88
-
-    Running time: that of the structured definitions evaluated on a line (milliseconds for
-    the built-in models).
-    """
-    from .formulas import structured
-    estimate = structured(model, quantity, discipline).expanded_size()
-    check("expanded-terms", estimate, what, limit_value("expanded-terms", args))
-    return estimate
-
-
-# ------------------------------------------------------------------------------ Markov states
-def estimate_states(process, max_jobs: int, sample: int = 3000) -> tuple[int, bool]:
-    """The number of valid states with at most ``max_jobs + 1`` jobs (what a balance check with
-    ``max_jobs`` enumerates), and whether it is exact.
-
-    Enumerates the first levels while they hold at most ``sample`` states, then extrapolates
-    geometrically with the growth ratio of the last two levels (exact for the FCFS class
-    sequences, whose levels grow by the number of classes; an overestimate when growth slows).
-
-    Parameters
-    ----------
-    process
-        A process of :func:`symq.balance.build_process`.
-    max_jobs : int
-        The balance check's ``max_jobs``.
-    sample : int
-        Enumerate levels while they hold at most this many states.
-
-    Returns
-    -------
-    tuple of (int, bool)
-        The (estimated) number of states and whether it is exact.
-
-    Running time: O(sample) states enumerated (plus the first level past it).
-
-    Examples
-    --------
-    >>> from symq import model
-    >>> from symq.balance import build_process
-    >>> estimate_states(build_process(model("w")), 2)   # 1 + 3 + 9 + 27 class sequences
-    (40, True)
-    >>> estimate_states(build_process(model("w")), 50, sample=100)[0] > 10**20
-    True
-    """
-    target = max_jobs + 1
-    previous_total, previous_level = 0, 0
-    total = level = 0
-    for size in range(target + 1):
-        total = len(process.states(size))
-        level = total - previous_total
-        if size == target:
-            return total, True
-        if total > sample and size >= 2:
-            break
-        previous_total, previous_level = total, level
-    ratio = level / previous_level if previous_level else 1.0
-    remaining = target - size
-    if ratio <= 1:
-        extra = level * remaining
-    else:
-        extra = level * ratio * (ratio ** remaining - 1) / (ratio - 1)
-    return int(min(total + extra, 10.0 ** 300)), False
-
-
-# ------------------------------------------------------------------------------ sweeps
-def sweep_work(max_classes: int, max_servers: int) -> int:
-    r"""Steps of the graph enumeration of :func:`symq.graphs.compatibility_graphs`:
-    $\sum_{j\le J,\,m\le M}\binom{2^m+j-2}{j}\,m!$ (candidate rows times relabellings).
-
-    Parameters
-    ----------
-    max_classes, max_servers : int
-        The sweep's ``--classes J`` and ``--servers M``.
-
-    Returns
-    -------
-    int
-        The step count.
-
-    Running time: O(J M) big-integer binomials.
-
-    Examples
-    --------
-    >>> sweep_work(3, 3)
-    755
-    >>> sweep_work(7, 7) > 10**14
-    True
-    """
-    return sum(math.comb((1 << m) - 1 + j - 1, j) * math.factorial(m)
-               for j in range(1, max_classes + 1) for m in range(1, max_servers + 1))
-
-
-def compensation_box_states(box: int, s: int) -> int:
-    """States ``s * box**2`` of the near-origin box of the compensation solver.
-
-    Parameters
-    ----------
-    box : int
-        The box side ``N0``.
-    s : int
-        The number of servers.
-
-    Returns
-    -------
-    int
-        The number of box states.
-
-    Examples
-    --------
-    >>> compensation_box_states(120, 2)
-    28800
-
-    Running time: O(1).
-    """
-    return s * box * box
-
-
-# ------------------------------------------------------------------------------ progress
-@contextmanager
-def elapsed_ticker(label: str, enabled: bool | None = None, after: float = 2.0,
-                   stream=None) -> Iterator[None]:
-    """While the body runs, show ``label: N s`` on stderr once a second after ``after`` seconds.
-
-    Only on a terminal (``enabled=None`` asks ``stream.isatty()``); the line is erased at the end.
-    A stand-in for a progress bar where the computation has no progress callback.
-
-    Parameters
-    ----------
-    label : str
-        The text before the seconds.
-    enabled : bool, optional
-        Show the ticker (``None``: when ``stream`` is a terminal).
-    after : float
-        Seconds before the first tick.
-    stream : file, optional
-        Where to write (default ``sys.stderr``).
-
-    Yields
-    ------
-    None
-        Once: the body of the ``with`` statement runs there.
-
-    Examples
-    --------
-    >>> import io
-    >>> out = io.StringIO()
-    >>> with elapsed_ticker("solving", stream=out):   # not a terminal: shows nothing
-    ...     pass
-    >>> out.getvalue()
-    ''
-
-    Running time: O(1) plus one write a second on a terminal (a background thread).
-    """
-    stream = sys.stderr if stream is None else stream
-    if enabled is None:
-        try:
-            enabled = bool(stream.isatty())
-        except (AttributeError, ValueError):
-            enabled = False
-    if not enabled:
-        yield
-        return
-    stop = threading.Event()
-    start = time.perf_counter()
-    shown = []
-
-    def tick() -> None:
-        while not stop.wait(1.0 if shown else after):
-            shown.append(True)
-            stream.write(f"\r{label}: {time.perf_counter() - start:.0f} s")
-            stream.flush()
-
-    thread = threading.Thread(target=tick, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
-        if shown:
-            stream.write("\r\033[K")
-            stream.flush()
+    raise TooLargeError(f"too large: {what} needs about {number_text(estimate)} {spec.unit} "
+                        f"(limit {number_text(limit)}); {remedy}")

@@ -3,7 +3,7 @@
 * :func:`general_collaborative_values` forces the general subset DP of the collaborative model
   (``method="subset-dp"``), bypassing the structured shortcuts (nested closed form, redundancy
   symmetry), so that a test compares a shortcut with an algorithm that shares none of its code.
-* :func:`ctmc_means` solves the truncated chain of the verbal model (symq.ctmc) and returns
+* :func:`ctmc_means` solves the truncated chain of the verbal model (symq.engines.ctmc) and returns
   P(empty), P(server idle) and per-class mean numbers, with the truncation bound of
   :func:`truncation_bounds`.
 * :func:`random_stable_model` draws the seeded random graphs of the certified and normalization
@@ -17,9 +17,9 @@ import sympy
 
 import symq
 
-from symq import ctmc
-from symq import normalization as nz
-from symq.model import Model
+from symq.engines import ctmc
+from symq.engines import normalization as nz
+from symq.models.model import Model
 
 
 def general_collaborative_values(model):

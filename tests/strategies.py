@@ -4,7 +4,7 @@ from fractions import Fraction
 
 from hypothesis import strategies as st
 
-from symq.model import Model
+from symq.models.model import Model
 
 
 @st.composite

@@ -5,8 +5,8 @@ import time
 
 import sympy
 
-from symq.normalization import collaborative_empty_probability
-from symq.sweep import Verdict
+from symq.engines.normalization import collaborative_empty_probability
+from symq.studies.sweep import Verdict
 
 
 def empty_below_half(model):

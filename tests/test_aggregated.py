@@ -1,6 +1,6 @@
 """Aggregated laws of [GR20]_ sections 5 and 6 against exact truncated chains and identities.
 
-The truncated chains of symq.ctmc (arrivals blocked at N jobs) have the truncation property, so
+The truncated chains of symq.engines.ctmc (arrivals blocked at N jobs) have the truncation property, so
 ratios of their exact (rational, GTH) stationary probabilities equal ratios of the untruncated
 laws: every aggregated law is checked *exactly* state by state on small caps.
 """
@@ -12,12 +12,12 @@ import pytest
 import sympy
 
 import symq
-from symq import aggregated as ag
-from symq import normalization as nz
-from symq.normalization.rais import rais_values
-from symq.normalization.subsets import SubsetGraph
-from symq.ctmc import truncated_stationary
-from symq.distributions import THETA
+from symq.engines import aggregated as ag
+from symq.engines import normalization as nz
+from symq.engines.normalization.rais import rais_values
+from symq.engines.normalization.subsets import SubsetGraph
+from symq.engines.ctmc import truncated_stationary
+from symq.engines.distributions import THETA
 
 W_VALUES = {"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4", "mu_1": "1", "mu_2": "4/5"}
 N_VALUES = {"lambda_1": "3/4", "lambda_2": "1/2", "mu_1": "3/2", "mu_2": "1"}

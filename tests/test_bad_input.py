@@ -9,7 +9,7 @@ from hypothesis import given, strategies as st
 import symq
 from symq import Model, ModelError, UnknownModelError
 from symq.cli import main
-from symq.rates import parse_rate
+from symq.models.rates import parse_rate
 
 
 def build(arrival="1/2", service=1, compatibility=None):

@@ -9,11 +9,11 @@ import pytest
 import sympy
 
 import symq
-from symq import balance
-from symq.balance import BalanceReport, balance_residuals, build_process, verify
+from symq.engines import balance
+from symq.engines.balance import BalanceReport, balance_residuals, build_process, verify
 from symq.errors import ModelError, VerificationError
-from symq.model import Model
-from symq.processes import (ALISProcess, CollaborativeQueue, RandomAssignmentProcess,
+from symq.models.model import Model
+from symq.engines.processes import (ALISProcess, CollaborativeQueue, RandomAssignmentProcess,
                             assignment_condition_violation, canonical_routing,
                             check_assignment_condition, uniform_routing)
 

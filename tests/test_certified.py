@@ -15,11 +15,11 @@ import pytest
 import symq
 from symq.cli import main
 from symq.errors import UnsupportedError
-from symq.model import Model
-from symq.normalization import values
-from symq.normalization.certified import (BallField, certified_quantity, certified_values,
+from symq.models.model import Model
+from symq.engines.normalization import values
+from symq.engines.normalization.certified import (BallField, certified_quantity, certified_values,
                                           certify)
-from symq.numeric import round_fraction
+from symq.arithmetic.numeric import round_fraction
 
 from routes import random_stable_model
 

@@ -1,4 +1,4 @@
-"""Unit and cross-check tests of symq.compensation (issue 5)."""
+"""Unit and cross-check tests of symq.studies.compensation (issue 5)."""
 
 import argparse
 import json
@@ -8,13 +8,13 @@ import mpmath
 import pytest
 import sympy
 
-from symq.compensation import asymmetric_jsq, sed, solve, symmetric_jsq
-from symq.compensation.kernel import kernel_polynomials, product_form_kernels
-from symq.compensation.models import balance_equations, incoming, region, RoutingModel
-from symq.compensation.steps import NumericModel
-from symq.compensation.sums import tail_sums
-from symq.compensation.jsq_symmetric import symmetric_mean_number, symmetric_probability
-from symq.compensation.tree import build_levels
+from symq.studies.compensation import asymmetric_jsq, sed, solve, symmetric_jsq
+from symq.studies.compensation.kernel import kernel_polynomials, product_form_kernels
+from symq.studies.compensation.models import balance_equations, incoming, region, RoutingModel
+from symq.studies.compensation.steps import NumericModel
+from symq.studies.compensation.sums import tail_sums
+from symq.studies.compensation.jsq_symmetric import symmetric_mean_number, symmetric_probability
+from symq.studies.compensation.tree import build_levels
 from symq.commands.compensation import register
 from symq.errors import ModelError, UnstableModelError
 
@@ -330,7 +330,8 @@ def test_cli_bad_input_exit_status_2(argv, match, capsys):
 
 def test_pictures_are_written(tmp_path):
     pytest.importorskip("matplotlib")
-    from symq.compensation.pictures import levels_needed, write_pictures
+    from symq.studies.compensation.grids import levels_needed
+    from symq.presentation.pictures.compensation import write_pictures
     model = sed(2, "1/2", "1/2")
     needed = levels_needed(model, size=3, max_levels=3)
     # far from the origin one level suffices; the origin needs the most (distance rule,

@@ -1,6 +1,6 @@
 """The compensation solution against a truncated CTMC of the verbal model (issue 5, "Done when").
 
-The truncated chain (:mod:`symq.compensation.band_chain`) is built from the verbal model alone (who
+The truncated chain (:mod:`symq.studies.compensation.band_chain`) is built from the verbal model alone (who
 joins which queue, who serves at which rate), independently of the compensation modules, and solved with scipy's sparse LU in
 double precision, refined once. The truncation keeps the lost mass below 1e-17 (the total content
 is dominated by an M/M/1 queue with ratio rho).
@@ -10,12 +10,12 @@ import math
 
 import pytest
 
-from symq.compensation import asymmetric_jsq, sed, solve, symmetric_jsq
+from symq.studies.compensation import asymmetric_jsq, sed, solve, symmetric_jsq
 
 pytest.importorskip("numpy")
 pytest.importorskip("scipy.sparse")
 
-from symq.compensation.band_chain import band_chain_law as truncated_ctmc  # noqa: E402
+from symq.studies.compensation.band_chain import band_chain_law as truncated_ctmc  # noqa: E402
 
 STATES = [(0, 0), (0, 1), (1, 0), (1, 1), (2, 1), (1, 3), (3, 3), (4, 2), (2, 6), (5, 5)]
 

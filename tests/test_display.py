@@ -22,7 +22,7 @@ import pytest
 import sympy
 
 import symq
-from symq.results import Math, QuantityResult, html_table, latex_table
+from symq.display import Math, QuantityResult, html_table, latex_table
 
 HOSTILE = """
 name = "hostile"
@@ -230,7 +230,7 @@ def test_stability_report_rows():
 
 def test_compensation_result_matches_the_cli(capsys):
     from symq.cli import main
-    from symq.compensation import balance_equations, kernel_polynomials, solve, symmetric_jsq
+    from symq.studies.compensation import balance_equations, kernel_polynomials, solve, symmetric_jsq
     model = symmetric_jsq("1/2")
     result = solve(model, digits=12, states=[(0, 0), (1, 1)])
     rows = check_display(result)
@@ -282,7 +282,7 @@ def test_supermarket_results():
 
 
 def test_uninformed_results():
-    from symq.uninformed import stationary_law, uninformed_queue
+    from symq.studies.uninformed import stationary_law, uninformed_queue
     queue = uninformed_queue(2, arrival_rate=1, service_rates=[2, 1])
     assert check_display(queue) == [("arrival rate", r"\lambda = 1"), ("server 1", r"\mu = 2"),
                                     ("server 2", r"\mu = 1"), ("total rate", r"\mu^n = 3")]
@@ -293,7 +293,7 @@ def test_uninformed_results():
 
 
 def test_sweep_results():
-    from symq.sweep import SweepSummary, Verdict
+    from symq.studies.sweep import SweepSummary, Verdict
     verdict = Verdict(False, {"difference": sympy.Rational(1, 3), "note": SCRIPT}, "why")
     assert check_display(verdict) == [("verdict", "counterexample"), ("reason", "why"),
                                       ("difference", r"\frac{1}{3}"), ("note", SCRIPT)]
@@ -314,7 +314,7 @@ def test_sweep_results():
 
 
 def test_response_time_law():
-    from symq.response_time import response_time_law, server_law
+    from symq.engines.response_time import response_time_law, server_law
     n = symq.model("n").substitute({"lambda_1": "1/2", "lambda_2": "1/3", "mu_1": "1",
                                     "mu_2": "1"})
     law = response_time_law(n, "2", "alis")
@@ -329,15 +329,15 @@ def test_response_time_law():
 
 
 def test_sign_certificate_and_exponential_mixture():
-    from symq.distributions import ExponentialMixture
-    from symq.uninformed import theorem_2_1_certificates
+    from symq.engines.distributions import ExponentialMixture
+    from symq.studies.uninformed import theorem_2_1_certificates
     certificate = theorem_2_1_certificates(2)[0]
     rows = dict(check_display(certificate))
     assert certificate.proved and rows["verdict"] == "proved"
     assert rows["N"] == m(certificate.numerator) and rows["D"] == m(certificate.denominator)
     assert rows["claim"] == certificate.claim_latex
     x = sympy.Symbol("x")
-    from symq.certificates import find_sign_certificate
+    from symq.arithmetic.certificates import find_sign_certificate
     failed = find_sign_certificate(x - 1, x, 1, (x,), claim="x > 1")
     assert check_display(failed) == [("claim", "x > 1"), ("verdict", "no certificate found"),
                                      ("reason", failed.reason)]
@@ -380,10 +380,10 @@ def test_the_markup_checks_catch_broken_markup():
 # ------------------------------------------------------------------------------ pdflatex
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
 def test_latex_displays_compile(tmp_path, failing_report, hostile):
-    from symq.compensation import sed, solve, symmetric_jsq
-    from symq.response_time import response_time_law
-    from symq.sweep import SweepSummary, Verdict
-    from symq.uninformed import stationary_law, uninformed_queue
+    from symq.studies.compensation import sed, solve, symmetric_jsq
+    from symq.engines.response_time import response_time_law
+    from symq.studies.sweep import SweepSummary, Verdict
+    from symq.studies.uninformed import stationary_law, uninformed_queue
     n = symq.model("n").substitute({"lambda_1": "1/2", "lambda_2": "1/3", "mu_1": "1",
                                     "mu_2": "1"})
     queue = uninformed_queue(2, arrival_rate=1, service_rates=[2, 1])
@@ -420,7 +420,7 @@ def test_latex_displays_compile(tmp_path, failing_report, hostile):
 # ------------------------------------------------------------------------------ the public API
 def _public_calls(tmp_path):
     """One small call of each public function of ``symq`` (``symq.__all__``)."""
-    from symq.compensation import symmetric_jsq
+    from symq.studies.compensation import symmetric_jsq
     path = tmp_path / "m.toml"
     path.write_text(HOSTILE)
     n = symq.model("n")

@@ -6,7 +6,7 @@ import random
 import pytest
 import sympy
 
-from symq.distributions import THETA, TIME, ExponentialMixture
+from symq.engines.distributions import THETA, TIME, ExponentialMixture
 
 lam, mu, a, b = sympy.symbols("lambda mu a b", positive=True)
 

@@ -8,7 +8,7 @@ import pytest
 import sympy
 from hypothesis import given, strategies as st
 
-from symq.elementary_symmetric import (elementary_symmetric_sum, elementary_symmetric_sums, identity_residuals,
+from symq.arithmetic.elementary_symmetric import (elementary_symmetric_sum, elementary_symmetric_sums, identity_residuals,
                             reciprocal_identity_residual, removal_identity_residual)
 
 

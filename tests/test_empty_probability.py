@@ -1,6 +1,6 @@
 """Prop 6.2 (server-removal recursion) against independent routes.
 
-* the truncated CTMC of the verbal collaborative model (symq.ctmc), within a bounded truncation
+* the truncated CTMC of the verbal collaborative model (symq.engines.ctmc), within a bounded truncation
   error;
 * the nested closed form prod(1 - rho_S) (Thm 4.5), exactly and symbolically;
 * hand-derived values (M/M/1, independent queues).
@@ -13,9 +13,9 @@ import sympy
 from hypothesis import given
 
 import symq
-from symq.ctmc import empty_mass, truncated_stationary
-from symq.nested import nested_empty_probability
-from symq.normalization import collaborative_empty_probability
+from symq.engines.ctmc import empty_mass, truncated_stationary
+from symq.engines.nested import nested_empty_probability
+from symq.engines.normalization import collaborative_empty_probability
 
 from strategies import models
 

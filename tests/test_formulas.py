@@ -1,6 +1,6 @@
-"""Structured formulas (symq.formulas) against the numeric exact algorithms, by a second route:
+"""Structured formulas (symq.engines.formulas) against the numeric exact algorithms, by a second route:
 every definition list is evaluated at random rational rates and compared exactly with
-symq.normalization on the substituted model (the subset DP for collaborative nested models,
+symq.engines.normalization on the substituted model (the subset DP for collaborative nested models,
 whose structured form is the nesting-tree product), for every connected graph with at most 3
 classes and 3 servers and random graphs up to 6 servers; the expanded forms at the same points;
 a corrupted definition must be caught; the JSON expressions read back through symq's parser;
@@ -20,17 +20,17 @@ import pytest
 import sympy
 
 import symq
-from symq import normalization as nz
+from symq.engines import normalization as nz
 from symq.cli import main
 from symq.errors import ModelError
-from symq.expressions import FORMULA_FUNCTIONS, parse_expression
-from symq.formulas import FORMS, Term, structured
-from symq.formulas.build import Builder
-from symq.graphs import compatibility_graphs, graph_from_key
-from symq.model import Model
-from symq.nested import is_nested
-from symq.rates import positive_symbol
-from symq.results import as_result
+from symq.arithmetic.expressions import FORMULA_FUNCTIONS, parse_expression
+from symq.engines.formulas import FORMS, Term, structured
+from symq.engines.formulas.build import Builder
+from symq.models.graphs import compatibility_graphs, graph_from_key
+from symq.models.model import Model
+from symq.engines.nested import is_nested
+from symq.models.rates import positive_symbol
+from symq.display import as_result
 
 QUANTITIES = {"empty-probability": nz.empty_probability,
               "normalizing-constant": nz.normalizing_constant,
@@ -263,7 +263,7 @@ def test_names_cannot_clash_with_rates():
 
 
 def test_every_line_is_short():
-    from symq.formulas.render import width
+    from symq.engines.formulas.render import width
     f = structured(graph_from_key("{1},{2},{1,2},{3},{4},{3,4},{1,2,3,4,5}").to_model(),
                    "mean-number", "rais")
     for line in f.latex().splitlines()[1:-1]:
@@ -289,7 +289,7 @@ def test_cli_forms_and_json(capsys):
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
 def test_latex_compiles_without_overfull_lines(tmp_path):
-    from symq.latex import document
+    from symq.presentation.latex import document
     body = []
     for name in ("w", "ring:4"):
         for discipline in DISCIPLINES:
@@ -307,7 +307,7 @@ def test_factored_form_leaves_large_factors_whole(monkeypatch):
     """Past ``factor_terms`` a polynomial is only divided by the known factors (flint's
     factoring of the largest normalizing constants takes minutes and gigabytes); the value
     is unchanged."""
-    from symq.formulas.arith import RationalFunctions, to_sympy
+    from symq.engines.formulas.arith import RationalFunctions, to_sympy
     model = symq.model("ring:3")
     values = integer_point(model, random.Random(8))
     f = structured(model, "empty-probability", "alis")
@@ -324,7 +324,7 @@ def test_factored_denominators_give_the_gcd_cancelled_function():
     """The factored-denominator route (cancellation by exact division by known factors) gives
     exactly the polynomials of the plain route that cancels by a multivariate gcd after every
     operation: the same canonical (fully cancelled) rational function."""
-    from symq.formulas.arith import FactoredFunctions, RationalFunctions, evaluate_definitions
+    from symq.engines.formulas.arith import FactoredFunctions, RationalFunctions, evaluate_definitions
     for model in [g.to_model() for g in compatibility_graphs(3, 2)] + [symq.model("w")]:
         symbols = sorted(model.symbols, key=lambda s: s.name)
         for discipline in DISCIPLINES:

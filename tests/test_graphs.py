@@ -1,4 +1,4 @@
-"""Enumeration of compatibility graphs (symq.graphs) against brute force.
+"""Enumeration of compatibility graphs (symq.models.graphs) against brute force.
 
 The independent route: every labelled J x M biadjacency matrix, kept when connected (networkx) and
 passing the filters written out again here from their definitions, grouped into isomorphism
@@ -15,7 +15,7 @@ import pytest
 from networkx.algorithms.isomorphism import GraphMatcher, categorical_node_match
 
 from symq.errors import ModelError
-from symq.graphs import (FILTERS, CompatibilityGraph, compatibility_graphs, graph_from_key,
+from symq.models.graphs import (FILTERS, CompatibilityGraph, compatibility_graphs, graph_from_key,
                          graph_of_model)
 import symq
 

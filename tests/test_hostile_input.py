@@ -1,5 +1,5 @@
 """Hostile text never runs: every rate, weight, --set value and formula string goes through
-symq/expressions.py, which refuses anything outside its small grammar with a ModelError.
+symq/arithmetic/expressions.py, which refuses anything outside its small grammar with a ModelError.
 
 The guard below replaces os.system, subprocess, open, eval, exec, compile and the import of
 modules not loaded yet by functions that record the call and raise; a test that the guard
@@ -25,10 +25,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import symq
 from symq import Model, ModelError, UnstableModelError
 from symq.cli import main
-from symq.distributions import THETA, TIME
-from symq.expressions import (MAX_DEPTH, MAX_DIGITS, MAX_LENGTH, parse_expression,
+from symq.engines.distributions import THETA, TIME
+from symq.arithmetic.expressions import (MAX_DEPTH, MAX_DIGITS, MAX_LENGTH, parse_expression,
                               parse_formula)
-from symq.rates import parse_rate, positive_symbol
+from symq.models.rates import parse_rate, positive_symbol
 
 
 # ------------------------------------------------------------------------------ the guard

@@ -1,5 +1,5 @@
 """The collaborative DP on fixed-point integer intervals
-(symq/normalization/interval_collaborative.py) against the exact rationals of the same model.
+(symq/engines/normalization/interval_collaborative.py) against the exact rationals of the same model.
 
 * the floor/ceil bounds contain the exact exact-cover weight H(X) of every union, and the
   intervals of G, pi(empty), the idle probabilities and the mean numbers contain the exact values
@@ -19,15 +19,15 @@ from hypothesis import HealthCheck, assume, given, settings
 
 import symq
 from symq.errors import UnsupportedError
-from symq.model import Model
-from symq.normalization import server_removal_mean_number, values
-from symq.normalization.certified import certified_quantity, certified_values
-from symq.normalization.collaborative import CollaborativeTables, collaborative_values
-from symq.normalization.interval_collaborative import (_forward, adjoint_mean_numbers,
+from symq.models.model import Model
+from symq.engines.normalization import server_removal_mean_number, values
+from symq.engines.normalization.certified import certified_quantity, certified_values
+from symq.engines.normalization.collaborative import CollaborativeTables, collaborative_values
+from symq.engines.normalization.interval_collaborative import (_forward, adjoint_mean_numbers,
                                                        collaborative_bounds, exact_cover_bounds,
                                                        union_edges)
-from symq.normalization.subsets import SubsetGraph
-from symq.numeric import round_fraction
+from symq.engines.normalization.subsets import SubsetGraph
+from symq.arithmetic.numeric import round_fraction
 
 from routes import random_stable_model
 from strategies import models
@@ -195,7 +195,7 @@ def test_too_small_precision_does_not_certify():
 def test_packed_pass_equals_two_separate_runs():
     """The floor and ceil runs packed into one integer per union give the same integers as the
     two runs done separately (forward weights and reverse adjoint values)."""
-    from symq.normalization.interval_collaborative import _bound_pair, _reverse
+    from symq.engines.normalization.interval_collaborative import _bound_pair, _reverse
 
     for model in (random_graph(9, 6), random_graph(7, 7, load=Fraction(99, 100))):
         edges = union_edges(SubsetGraph(model))

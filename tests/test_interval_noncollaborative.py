@@ -1,5 +1,5 @@
 """The fixed-point interval kernels of ALIS and RAIS against the exact rationals of the two
-independent exact routes (symq.normalization.alis and .rais).
+independent exact routes (symq.engines.normalization.alis and .rais).
 
 * on seeded random graphs of 3 to 12 servers, the floor/ceil intervals contain the exact G
   (of each discipline), pi(empty), every idle probability and every mean number of both
@@ -16,14 +16,14 @@ import pytest
 
 import symq
 from symq.errors import UnsupportedError
-from symq.model import Model
-from symq.normalization import interval_noncollaborative as inc
-from symq.normalization import values
-from symq.normalization.certified import certified_quantity, certified_values
-from symq.normalization.interval_noncollaborative import (noncollaborative_bounds,
+from symq.models.model import Model
+from symq.engines.normalization import interval_noncollaborative as inc
+from symq.engines.normalization import values
+from symq.engines.normalization.certified import certified_quantity, certified_values
+from symq.engines.normalization.interval_noncollaborative import (noncollaborative_bounds,
                                                           noncollaborative_intervals)
-from symq.normalization.subsets import SubsetGraph
-from symq.numeric import round_fraction
+from symq.engines.normalization.subsets import SubsetGraph
+from symq.arithmetic.numeric import round_fraction
 
 pytest.importorskip("numpy")
 
@@ -104,19 +104,19 @@ def test_components_and_structured_parts_factor_as_the_exact_route():
     mu = {**dict(left.service_rates), **{rename[s]: v for s, v in right.service_rates.items()},
           "10": 1, "11": 1, "12": 1}  # a redundancy:3:2 component (exact route)
     model = Model(compatibility=compatibility, arrival_rates=lam, service_rates=mu)
-    from symq.normalization.entry import _auto_method
-    from symq.normalization.structured import components
-    assert sorted(_auto_method(p, "alis") for p in components(model)) == \
+    from symq.engines.normalization.entry import structure_route
+    from symq.engines.normalization.structured import components
+    assert sorted(structure_route(p, "alis") for p in components(model)) == \
         ["redundancy", "subset-dp", "subset-dp"]
     for discipline in ("alis", "rais"):
         exact, _ = values(model, discipline, True)
         boxes = noncollaborative_intervals(model, discipline, True, True, 100)
         for key in ("G", "empty"):
-            assert boxes[key].contains(_fraction(symq.exact.to_fraction(exact[key])))
+            assert boxes[key].contains(_fraction(symq.arithmetic.exact.to_fraction(exact[key])))
         for c, v in exact["L"].items():
-            assert boxes["L"][c].contains(symq.exact.to_fraction(v)), c
+            assert boxes["L"][c].contains(symq.arithmetic.exact.to_fraction(v)), c
         for s, v in exact["idle"].items():
-            assert boxes["idle"][s].contains(symq.exact.to_fraction(v)), s
+            assert boxes["idle"][s].contains(symq.arithmetic.exact.to_fraction(v)), s
 
 
 def test_too_small_precision_does_not_certify():

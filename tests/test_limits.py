@@ -10,9 +10,10 @@ import pytest
 import sympy
 
 from symq.cli import main
-from symq.model import Model
-from symq.limits import LIMITS, count_unions, estimate_states, subset_dp_steps, sweep_work
-from symq.numeric import decimal_string, digit_count, exact_string, full_int_strings
+from symq.models.model import Model
+from symq.limits import LIMITS
+from symq.queries.estimates import count_unions, estimate_states, subset_dp_steps, sweep_work
+from symq.arithmetic.numeric import decimal_string, digit_count, exact_string, full_int_strings
 
 
 def _random_toml(servers: int, classes: int, seed: int) -> str:
@@ -105,7 +106,7 @@ def test_the_estimator_counts(capsys, tmp_path):
     nor a constant)."""
     path = tmp_path / "cross.toml"
     path.write_text(CROSS, encoding="utf-8")
-    from symq.catalog import load
+    from symq.models.catalog import load
     assert subset_dp_steps(load(path), "collaborative") == 24
     code, out, _ = _run(capsys, ["evaluate", str(path), "empty-probability", "--max-work", "24"])
     assert code == 0 and out.strip()
@@ -118,7 +119,7 @@ def test_the_estimator_counts(capsys, tmp_path):
 
 
 def test_estimates_against_direct_counts():
-    from symq.balance import build_process
+    from symq.engines.balance import build_process
     masks = [0b011, 0b110, 0b101]
     assert count_unions(masks) == 5
     assert count_unions(masks, cap=4) is None
@@ -208,8 +209,8 @@ def test_certified_digits_have_the_larger_limit_of_the_fixed_point_kernels():
     # machine), certified digits (the kernels, under a second) go ahead; the CLI picks the limit
     from routes import random_stable_model
     from symq.errors import TooLargeError
-    from symq.limits import check_subset_dp
-    from symq.normalization.certified import answers_certified
+    from symq.queries.estimates import check_subset_dp
+    from symq.engines.normalization.certified import answers_certified
     model = random_stable_model(20, 1)
     assert answers_certified(model, "collaborative")
     steps = check_subset_dp(model, "collaborative", "evaluate m20", certified=True)

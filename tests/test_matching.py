@@ -7,10 +7,10 @@ import pytest
 import sympy
 
 import symq
-from symq import ctmc
-from symq.balance import verify
+from symq.engines import ctmc
+from symq.engines.balance import verify
 from symq.errors import ModelError, UnstableModelError
-from symq.processes import DirectedMatching, GeneralMatching, PairedMatching
+from symq.engines.processes import DirectedMatching, GeneralMatching, PairedMatching
 
 DIAMOND_EDGES = [(0, 1), (0, 2), (1, 2), (1, 3), (2, 3)]
 DIAMOND_P = {0: sympy.Rational(20, 62), 1: sympy.Rational(21, 62), 2: sympy.Rational(11, 62),
@@ -108,7 +108,7 @@ def test_dbm_without_abandonment_has_the_collaborative_law():
     """DBM = collaborative model sample-path-wise (Adan et al.): same product form."""
     model = symq.model("w")
     dbm = DirectedMatching(model)
-    from symq.processes import CollaborativeQueue
+    from symq.engines.processes import CollaborativeQueue
     queue = CollaborativeQueue(model)
     for state in queue.states(3):
         assert sympy.simplify(dbm.product_form((state, ())) - queue.product_form(state)) == 0

@@ -8,7 +8,7 @@ import sympy
 
 import symq
 from symq import Model
-from symq.rates import positive_symbol
+from symq.models.rates import positive_symbol
 
 lam = {i: positive_symbol(f"lambda_{i}") for i in "123"}
 mu = {j: positive_symbol(f"mu_{j}") for j in "12"}

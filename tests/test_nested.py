@@ -1,4 +1,4 @@
-"""Nested closed forms (Thm 4.5-4.8) against routes that share no code with symq.nested: the
+"""Nested closed forms (Thm 4.5-4.8) against routes that share no code with symq.engines.nested: the
 general subset DP (forced, not the nested shortcut), the truncated CTMC of the verbal model (mean
 numbers, sojourn-time law), and hand-computed tree formulas for a 200-server tree."""
 
@@ -10,12 +10,12 @@ import sympy
 from scipy.linalg import expm
 
 import symq
-from symq import normalization as nz
-from symq.aggregated import busy_order_probability, response_time_law, waiting_time_law
-from symq.ctmc import truncated_stationary
-from symq.distributions import THETA, TIME
-from symq.model import Model
-from symq.nested import (collaborative_response_time, nested_noncollaborative_response_time,
+from symq.engines import normalization as nz
+from symq.engines.aggregated import busy_order_probability, response_time_law, waiting_time_law
+from symq.engines.ctmc import truncated_stationary
+from symq.engines.distributions import THETA, TIME
+from symq.models.model import Model
+from symq.engines.nested import (collaborative_response_time, nested_noncollaborative_response_time,
                          nested_queueing_time_given_busy)
 
 from routes import ctmc_means, general_collaborative_values, truncation_bounds

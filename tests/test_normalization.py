@@ -1,7 +1,7 @@
 """Exact constants, idle probabilities and means against independent routes.
 
 * published exact values (W, N, 3-cycle; tests/REFERENCES.md);
-* the truncated CTMC of the verbal model (symq.ctmc) for all three disciplines, within a stated
+* the truncated CTMC of the verbal model (symq.engines.ctmc) for all three disciplines, within a stated
   truncation bound (hypothesis, small random stable graphs);
 * second derivations: Prop 6.2 and corrected Prop 6.3 recursions, the nested closed forms, the
   ALIS and RAIS routes, the redundancy symmetry against the general DP, internal identities.
@@ -14,16 +14,16 @@ import sympy
 from hypothesis import given, settings, strategies as st
 
 import symq
-from symq import normalization as nz
-from symq.normalization.alis import alis_values, matching_rates
-from symq.normalization.collaborative import CollaborativeTables, collaborative_values
-from symq.normalization.rais import rais_values
-from symq.normalization.structured import redundancy_values
-from symq.normalization.subsets import IdleTables, SubsetGraph
-from symq.aggregated import canonical_assignment
-from symq.ctmc import busy_servers, class_counts, empty_mass, truncated_stationary
+from symq.engines import normalization as nz
+from symq.engines.normalization.alis import alis_values, matching_rates
+from symq.engines.normalization.collaborative import CollaborativeTables, collaborative_values
+from symq.engines.normalization.rais import rais_values
+from symq.engines.normalization.structured import redundancy_values
+from symq.engines.normalization.subsets import IdleTables, SubsetGraph
+from symq.engines.aggregated import canonical_assignment
+from symq.engines.ctmc import busy_servers, class_counts, empty_mass, truncated_stationary
 from symq.errors import ModelError, UnstableModelError
-from symq.model import Model
+from symq.models.model import Model
 
 from strategies import compatibility_graphs
 
@@ -312,7 +312,7 @@ def test_server_removal_route_catches_an_injected_error(monkeypatch):
     """Must fail: a 1 % error in one rate of the subset DP's field is seen by the comparison."""
     m = cycle3()
     reference = nz.mean_number(m, method="server-removal")
-    from symq.exact import ExactField
+    from symq.arithmetic.exact import ExactField
     real = ExactField.value
 
     def wrong(self, expr):

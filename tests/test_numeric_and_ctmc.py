@@ -7,8 +7,8 @@ import sympy
 from hypothesis import given, strategies as st
 
 import symq
-from symq.ctmc import build_chain, empty_mass, stationary_distribution, truncated_stationary
-from symq.numeric import decimal_string, round_fraction
+from symq.engines.ctmc import build_chain, empty_mass, stationary_distribution, truncated_stationary
+from symq.arithmetic.numeric import decimal_string, round_fraction
 
 
 @pytest.mark.parametrize("value,digits,text", [

@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from symq.cli import main  # noqa: E402
-from symq.pictures import kinds  # noqa: E402
+from symq.presentation.pictures import kinds  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\n"
 W = ["--set", "lambda_1=1", "--set", "lambda_2=1", "--set", "lambda_3=1", "--set", "mu_1=2",
@@ -74,8 +74,8 @@ def test_distribution_agrees_with_the_truncated_chain():
     from fractions import Fraction
 
     from symq import model
-    from symq.ctmc import job_count, truncated_stationary
-    from symq.pictures.distribution import number_law
+    from symq.engines.ctmc import job_count, truncated_stationary
+    from symq.presentation.pictures.distribution import number_law
 
     m = model("w").substitute({"lambda_1": "1/3", "lambda_2": "1/4", "lambda_3": "1/2",
                                "mu_1": "1", "mu_2": "3/2"})
@@ -89,7 +89,7 @@ def test_distribution_agrees_with_the_truncated_chain():
 def test_distribution_check_fails_on_a_wrong_law():
     # the comparison above must be able to fail: a law with one wrong rate differs
     from symq import model
-    from symq.pictures.distribution import number_law
+    from symq.presentation.pictures.distribution import number_law
 
     values = {"lambda_1": "1/3", "lambda_2": "1/4", "lambda_3": "1/2", "mu_1": "1", "mu_2": "3/2"}
     right = number_law(model("w").substitute(values), 3)

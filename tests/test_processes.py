@@ -1,12 +1,12 @@
-"""Every process of symq.processes against its truncated CTMC at exact rational rates.
+"""Every process of symq.engines.processes against its truncated CTMC at exact rational rates.
 
 The product form of each process, restricted to a truncation with the truncation property
 (arrivals that would leave it are rejected) and normalized, must equal the stationary law of the
 truncated chain exactly: the truncation error of these conditional laws is zero ([GR20] Cor 3.7).
-Where symq.ctmc has its own transition function (collaborative, ALIS, random assignment), that
+Where symq.engines.ctmc has its own transition function (collaborative, ALIS, random assignment), that
 independent code builds the chain; otherwise the process's own transitions do here, which checks
 the product form against the class's chain, and tests/test_verbal_chains.py checks the same
-product forms against the chains that symq.ctmc writes from the verbal models.
+product forms against the chains that symq.engines.ctmc writes from the verbal models.
 """
 
 from fractions import Fraction
@@ -15,14 +15,14 @@ import pytest
 import sympy
 
 import symq
-from symq import ctmc
+from symq.engines import ctmc
 from symq.errors import ModelError
-from symq.model import Model
-from symq.processes import (AcceptanceRegion, ALISProcess, ClosedTokenNetwork,
+from symq.models.model import Model
+from symq.engines.processes import (AcceptanceRegion, ALISProcess, ClosedTokenNetwork,
                             CollaborativeQueue, DirectedMatching, OrderIndependentQueue,
                             PairedMatching, RandomAssignmentProcess, TokenQueue,
                             check_order_independence)
-from symq.processes.tokens import collaborative_token_service
+from symq.engines.processes.tokens import collaborative_token_service
 
 from routes import aggregate, as_fraction, product_form_law
 
@@ -67,7 +67,7 @@ def test_collaborative_truncated_empty_probability_brackets_the_exact_one():
 
 
 def test_loss_region_with_caps_equals_ctmc_with_rejections():
-    """Cor 3.7: per-class caps and a total cap; the chain is symq.ctmc's with arrivals rejected."""
+    """Cor 3.7: per-class caps and a total cap; the chain is symq.engines.ctmc's with arrivals rejected."""
     model = symq.model("w").substitute(W_RATES)
     region = AcceptanceRegion(class_caps={"1": 1, "3": 2}, total_cap=4)
     queue = CollaborativeQueue(model, region=region)

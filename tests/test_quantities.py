@@ -10,12 +10,12 @@ import pytest
 import sympy
 
 import symq
-from symq import normalization as nz
-from symq.aggregated import busy_order_probability
+from symq.engines import normalization as nz
+from symq.engines.aggregated import busy_order_probability
 from symq.cli import main
-from symq.normalization import collaborative_empty_probability, server_removal_mean_number
-from symq.processes import ALISProcess
-from symq.quantities import derive, handler_for
+from symq.engines.normalization import collaborative_empty_probability, server_removal_mean_number
+from symq.engines.processes import ALISProcess
+from symq.queries.quantities import derive, handler_for
 
 from routes import general_collaborative_values
 
@@ -154,7 +154,7 @@ def reference_values(name, discipline):
     * ALIS and RAIS: P(empty) and P(k idle) from the ordered busy vectors (Thm 5.1, each
       P(b) / P(empty) = Phi(B) prod_j 1/r(B_j), normalized by their own sum), G_ALIS = W(M) /
       P(empty) with W(M) the sum of the ALIS product form over the idle orders (Thm 3.9,
-      symq.processes); the means from PUBLISHED, or for redundancy:4:2 (whose CLI route is the
+      symq.engines.processes); the means from PUBLISHED, or for redundancy:4:2 (whose CLI route is the
       symmetry recursion) from the general subset DP.
     """
     model = _model(name)

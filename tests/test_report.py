@@ -8,7 +8,7 @@ import pytest
 
 import symq
 from symq.cli import main
-from symq.report import build_report, example_values, render_latex, render_markdown
+from symq.presentation.report import build_report, example_values, render_latex, render_markdown
 
 PDFLATEX = shutil.which("pdflatex")
 

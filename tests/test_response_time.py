@@ -1,7 +1,7 @@
-"""Response-time laws of symq.response_time against independent routes.
+"""Response-time laws of symq.engines.response_time against independent routes.
 
-* means: Little's law from symq.normalization, exactly;
-* survival: the tagged job on the truncated verbal CTMC of symq.ctmc, to its truncation bound;
+* means: Little's law from symq.engines.normalization, exactly;
+* survival: the tagged job on the truncated verbal CTMC of symq.engines.ctmc, to its truncation bound;
 * nested closed forms of the survey's section 4 where both apply;
 * a seeded simulation of a 6-server random graph, within its batch-means confidence interval;
 * must-fail checks: a wrong server law, and a discipline where later jobs overtake.
@@ -17,19 +17,19 @@ import pytest
 import sympy
 
 from symq import model
-from symq.aggregated import response_time_law as aggregated_law, waiting_time_lst
+from symq.engines.aggregated import response_time_law as aggregated_law, waiting_time_lst
 from symq.cli import main
-from symq.ctmc import truncated_stationary
-from symq.distributions import THETA
-from symq.nested import collaborative_response_time
-from symq.normalization import mean_response_time
-from symq.response_time import response_time_law, server_law, waiting_time_law
-from symq.response_time import noncollaborative
-from symq.response_time.law import from_field_element
-from symq.response_time.laws import lst
-from symq.response_time.setfunctions import SetFunctions
-from symq.response_time.simulation import random_model, simulate_alis
-from symq.response_time.tagged_chain import (absorption_transform, ahead_transitions,
+from symq.engines.ctmc import truncated_stationary
+from symq.engines.distributions import THETA
+from symq.engines.nested import collaborative_response_time
+from symq.engines.normalization import mean_response_time
+from symq.engines.response_time import response_time_law, server_law, waiting_time_law
+from symq.engines.response_time import noncollaborative
+from symq.engines.response_time.law import from_field_element
+from symq.engines.response_time.laws import lst
+from symq.engines.response_time.setfunctions import SetFunctions
+from symq.engines.response_time.simulation import random_model, simulate_alis
+from symq.engines.response_time.tagged_chain import (absorption_transform, ahead_transitions,
                                              tagged_start, tagged_survival)
 
 DISCIPLINES = ("collaborative", "alis", "rais")
@@ -99,7 +99,7 @@ def test_must_fail_wrong_server_law_is_detected():
 def _tagged_states(m, discipline, job_class, cap):
     assignment = None
     if discipline == "rais":
-        from symq.response_time.tagged_chain import _assignment
+        from symq.engines.response_time.tagged_chain import _assignment
         assignment = _assignment(m, discipline)
     law = truncated_stationary(m, discipline, cap, exact=False,
                                **({"assignment": assignment} if assignment else {}))
@@ -125,7 +125,7 @@ def test_later_arrivals_never_delay_the_tagged_job(discipline, kind):
 
 def test_must_fail_overtaking_arrivals_are_detected(monkeypatch):
     """If later arrivals joined *ahead* of the tagged job, the same comparison must fail."""
-    import symq.response_time.tagged_chain as tc
+    import symq.engines.response_time.tagged_chain as tc
     original = tc.ahead_transitions
 
     def overtaking(m, discipline, kind, arrivals=False, max_jobs=0, assignment=None):
@@ -242,7 +242,7 @@ def test_cli_random_5_server_graph_every_discipline(tmp_path, capsys):
 def test_symbolic_derive_small_models(tmp_path):
     # symbolic tagged-job laws for one server and two classes, against the numeric law
     from symq import load
-    from symq.quantities import derive
+    from symq.queries.quantities import derive
     path = tmp_path / "one.toml"
     path.write_text('[classes.1]\narrival_rate = "lambda_1"\nservers = ["1"]\n'
                     '[classes.2]\narrival_rate = "lambda_2"\nservers = ["1"]\n'
@@ -266,6 +266,6 @@ def test_symbolic_derive_small_models(tmp_path):
 
 def test_symbolic_law_of_the_n_model_is_refused_quickly():
     from symq.errors import UnsupportedError
-    from symq.quantities import derive
+    from symq.queries.quantities import derive
     with pytest.raises(UnsupportedError, match="numeric rates"):
         derive(model("n"), "response-time", "alis")

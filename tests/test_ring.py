@@ -1,4 +1,4 @@
-"""Rings in the collaborative discipline (symq.normalization.ring): the O(M^3) arc/transfer
+"""Rings in the collaborative discipline (symq.engines.normalization.ring): the O(M^3) arc/transfer
 recursion against the general subset DP, exactly, for rings of 3..10 servers with random rational
 rates (G, idle probabilities, mean numbers by the adjoint pass), against the truncated CTMC of
 the verbal model for ring:3, and must-fail checks with an injected error."""
@@ -11,12 +11,12 @@ import pytest
 
 import symq
 from symq import Model
-from symq.ctmc import busy_servers, class_counts, empty_mass, truncated_stationary
-from symq.normalization import empty_probability, mean_number, method_name
-from symq.normalization import ring as ring_module
-from symq.normalization.collaborative import collaborative_values
-from symq.normalization.ring import is_ring, ring_order, ring_values
-from symq.normalization.subsets import SubsetGraph
+from symq.engines.ctmc import busy_servers, class_counts, empty_mass, truncated_stationary
+from symq.engines.normalization import empty_probability, mean_number, method_name
+from symq.engines.normalization import ring as ring_module
+from symq.engines.normalization.collaborative import collaborative_values
+from symq.engines.normalization.ring import is_ring, ring_order, ring_values
+from symq.engines.normalization.subsets import SubsetGraph
 
 
 def random_ring(m: int, seed: int, shuffle: bool = False) -> Model:

@@ -6,7 +6,7 @@ from hypothesis import example, given
 
 import symq
 from symq import Model, UnstableModelError
-from symq.stability import (_violating_classes, brute_force_stability_report, check_stability, stability_conditions,
+from symq.models.stability import (_violating_classes, brute_force_stability_report, check_stability, stability_conditions,
                             stability_report)
 
 from strategies import models

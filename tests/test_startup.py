@@ -14,8 +14,8 @@ import sys
 
 HEAVY = ("networkx", "numpy", "scipy", "matplotlib", "dask")
 # symq packages that the core commands (list, show, derive, evaluate) never need
-OPTIONAL = ("symq.compensation", "symq.supermarket", "symq.sweep", "symq.balance",
-            "symq.processes", "symq.report", "symq.pictures", "symq.commands.sweep",
+OPTIONAL = ("symq.studies.compensation", "symq.studies.supermarket", "symq.studies.sweep", "symq.engines.balance",
+            "symq.engines.processes", "symq.presentation.report", "symq.presentation.pictures", "symq.commands.sweep",
             "symq.commands.compensation", "symq.commands.plot", "symq.commands.verify")
 
 
@@ -34,14 +34,14 @@ def test_import_symq_loads_no_heavy_module():
 
 
 def test_public_names_still_resolve_lazily():
-    code = ("import symq, symq.model, symq.normalization\n"
+    code = ("import symq, symq.model, symq.engines.normalization\n"
             "assert callable(symq.model) and symq.model('w').name == 'w'\n"
             "assert symq.Model is symq.model('w').__class__\n"
             "names = {}\nexec('from symq import *', names)\n"
             "missing = [n for n in symq.__all__ if n not in names]\n"
             "assert not missing, missing\n"
             "assert symq.empty_probability is symq.empty_probability\n"
-            "assert symq.stability.check_stability is not None")
+            "assert symq.models.stability.check_stability is not None")
     loaded_after(code, HEAVY)  # raises CalledProcessError when an assertion fails
 
 

@@ -1,6 +1,6 @@
 """The supermarket decomposition: max-flow vs brute force, the certificate, stability, symbols.
 
-Independent routes: the breakpoint search on exact max-flows (symq.supermarket.decompose) against
+Independent routes: the breakpoint search on exact max-flows (symq.studies.supermarket.decompose) against
 stage-wise enumeration of station subsets (brute_force_decomposition), the certificate of
 docs/theory-supermarket.md §3.5 on every output, the foundation's max-flow stability check for
 w = 1, the worked examples (a) and (b) of docs/supermarket.md and the weighted counterexample of
@@ -19,11 +19,13 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from symq import Model, model as builtin
+from symq import Model
+
+from symq import model as builtin
 from symq.cli import main
 from symq.errors import ModelError, VerificationError
-from symq.stability import stability_report
-from symq.supermarket import (Cluster, Decomposition, brute_force_decomposition,
+from symq.models.stability import stability_report
+from symq.studies.supermarket import (Cluster, Decomposition, brute_force_decomposition,
                               certify_decomposition, check_policy, decompose,
                               decomposition_latex, drift_rates, parse_weights)
 
@@ -252,7 +254,7 @@ def test_certificate_rejects_invalid_policy():
 @given(supermarket_instances(max_stations=7, max_streams=8, weighted=False),
        st.dictionaries(st.sampled_from([str(j) for j in range(1, 8)]), rationals(6, 3)))
 def test_stability_agrees_with_foundation_max_flow(instance, reweighting):
-    """w = 1: V_1 < 0 iff lambda(A) < mu(S(A)) for all A (symq.stability); sign independent of w."""
+    """w = 1: V_1 < 0 iff lambda(A) < mu(S(A)) for all A (symq.models.stability); sign independent of w."""
     model, _ = instance
     d = decompose(model)
     assert d.stable == stability_report(model).stable
@@ -381,17 +383,17 @@ def test_cli_bad_input_exit_2(extra, match, capsys):
 
 # ----------------------------------------------------------------------------- documentation
 def test_docs_page_and_module_examples_run():
-    """docs/supermarket.md and the docstrings of the symq.supermarket modules are doctests."""
+    """docs/supermarket.md and the docstrings of the symq.studies.supermarket modules are doctests."""
     import doctest
     import importlib
     from pathlib import Path
 
-    import symq.supermarket
+    import symq.studies.supermarket
 
     page = Path(__file__).resolve().parents[1] / "docs" / "supermarket.md"
     assert doctest.testfile(str(page), module_relative=False).failed == 0
     for name in ("", ".policy", ".clusters", ".maxflow", ".decomposition", ".signs", ".simulation"):
-        module = importlib.import_module("symq.supermarket" + name)
+        module = importlib.import_module("symq.studies.supermarket" + name)
         assert doctest.testmod(module).failed == 0, module.__name__
 
 

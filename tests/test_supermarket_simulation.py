@@ -1,6 +1,6 @@
 """JLW dynamics: the seeded random walk approaches V_k on C_k (the main result of the paper).
 
-The simulation (symq.supermarket.simulate_jlw) is built from the verbal model only: Poisson
+The simulation (symq.studies.supermarket.simulate_jlw) is built from the verbal model only: Poisson
 arrivals with stream labels, Poisson departures at every station regardless of its state, and the
 JLW rule argmin_{j in S_i} w_j xi_j. The drifts it is compared with come from the exact max-flow
 decomposition, so the two routes share nothing but the model.
@@ -14,7 +14,7 @@ import pytest
 
 from symq import Model
 from symq.errors import ModelError
-from symq.supermarket import cluster_tolerance, decompose, simulate_jlw
+from symq.studies.supermarket import cluster_tolerance, decompose, simulate_jlw
 
 from test_supermarket import example_a, example_b
 

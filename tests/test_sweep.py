@@ -1,4 +1,4 @@
-"""Theorem sweeps (symq.sweep, ``symq sweep``): checks that pass, checks that must fail, resume,
+"""Theorem sweeps (symq.studies.sweep, ``symq sweep``): checks that pass, checks that must fail, resume,
 process pool vs Dask, counterexamples that rerun with ``symq evaluate``."""
 
 import json
@@ -17,8 +17,8 @@ import sympy
 import symq
 from symq.cli import main
 from symq.errors import ModelError, UnsupportedError
-from symq.graphs import compatibility_graphs, graph_from_key
-from symq.sweep import (CHECKS, InlineExecutor, Verdict, parse_rates, read_results, run_graph,
+from symq.models.graphs import compatibility_graphs, graph_from_key
+from symq.studies.sweep import (CHECKS, InlineExecutor, Verdict, parse_rates, read_results, run_graph,
                         sample_models, sweep, utilization, GraphTask)
 
 TESTS = Path(__file__).parent
@@ -66,7 +66,7 @@ def test_stability_check_covers_the_boundary_exactly():
 
 
 def test_balance_check_when_symq_balance_is_there():
-    pytest.importorskip("symq.balance")
+    pytest.importorskip("symq.engines.balance")
     summary = sweep("balance", 2, 2, options={"disciplines": ("collaborative", "alis"),
                                               "max_jobs": 2},
                     executor=InlineExecutor(), progress=False)
@@ -74,14 +74,14 @@ def test_balance_check_when_symq_balance_is_there():
 
 
 def test_cor_5_3_holds_symbolically_and_numerically_on_small_graphs():
-    pytest.importorskip("symq.aggregated")
+    pytest.importorskip("symq.engines.aggregated")
     for rates in ("symbolic", "random:2"):
         summary = sweep("cor-5.3", 2, 2, rates=rates, executor=InlineExecutor(), progress=False)
         assert summary.ok and summary.passed == summary.graphs == 5, rates
 
 
 def test_cor_5_3_check_reports_a_wrong_rais_law(monkeypatch):
-    aggregated = pytest.importorskip("symq.aggregated")
+    aggregated = pytest.importorskip("symq.engines.aggregated")
     real = aggregated.rais_partial_law
 
     def wrong(model, busy, queue, normalized=True):
@@ -96,7 +96,7 @@ def test_cor_5_3_check_reports_a_wrong_rais_law(monkeypatch):
 
 
 def test_theorem_2_1_symbolic_uses_the_sign_certificates():
-    pytest.importorskip("symq.uninformed")
+    pytest.importorskip("symq.studies.uninformed")
     summary = sweep("theorem-2.1", 1, 2, executor=InlineExecutor(), progress=False)
     record = summary.records[-1]
     assert summary.ok and record["graph"] == "{1,2}"
@@ -105,10 +105,10 @@ def test_theorem_2_1_symbolic_uses_the_sign_certificates():
 
 # ---------------------------------------------------------------------------- checks can fail
 def test_nested_check_reports_a_wrong_closed_form(monkeypatch):
-    import symq.nested
+    import symq.engines.nested
 
-    real = symq.nested.nested_empty_probability
-    monkeypatch.setattr(symq.nested, "nested_empty_probability",
+    real = symq.engines.nested.nested_empty_probability
+    monkeypatch.setattr(symq.engines.nested, "nested_empty_probability",
                         lambda model: real(model) * (1 + sympy.Rational(1, 10**6)))
     summary = sweep("nested", 2, 2, executor=InlineExecutor(), progress=False)
     assert summary.failed == summary.graphs - summary.skipped > 0
@@ -117,25 +117,25 @@ def test_nested_check_reports_a_wrong_closed_form(monkeypatch):
 
 
 def test_stability_check_reports_a_wrong_brute_force(monkeypatch):
-    import symq.stability
-    from symq.stability import StabilityReport
+    import symq.models.stability
+    from symq.models.stability import StabilityReport
 
-    real = symq.stability.brute_force_stability_report
+    real = symq.models.stability.brute_force_stability_report
 
     def off_by_one(model):
         r = real(model)
         return StabilityReport(r.margin + 1, r.classes, r.servers, r.load, r.capacity)
 
-    monkeypatch.setattr(symq.stability, "brute_force_stability_report", off_by_one)
+    monkeypatch.setattr(symq.models.stability, "brute_force_stability_report", off_by_one)
     summary = sweep("stability", 1, 2, executor=InlineExecutor(), progress=False)
     assert summary.failed == summary.graphs == 2
 
 
 def test_empty_vs_ctmc_check_reports_a_wrong_recursion(monkeypatch):
-    import symq.normalization
+    import symq.engines.normalization
 
-    real = symq.normalization.collaborative_empty_probability
-    monkeypatch.setattr(symq.normalization, "collaborative_empty_probability",
+    real = symq.engines.normalization.collaborative_empty_probability
+    monkeypatch.setattr(symq.engines.normalization, "collaborative_empty_probability",
                         lambda model: real(model) * sympy.Rational(99, 100))
     summary = sweep("empty-vs-ctmc", 2, 1, executor=InlineExecutor(), progress=False)
     assert summary.failed == summary.graphs == 2
@@ -148,7 +148,7 @@ def test_user_check_return_forms():
                                      search_path=(str(TESTS),)))
         assert record["status"] == status, name
     record = run_graph(GraphTask("sweep_user_checks:wrong_type", "{1}", "symbolic", 0))
-    assert "return a symq.sweep.Verdict" in record["error"]
+    assert "return a symq.studies.sweep.Verdict" in record["error"]
 
 
 # ---------------------------------------------------------------------------- counterexamples rerun

@@ -5,7 +5,7 @@ import re
 import sys
 from pathlib import Path
 
-from symq.sweep import InlineExecutor, sweep
+from symq.studies.sweep import InlineExecutor, sweep
 
 DOC = Path(__file__).parent.parent / "docs" / "sweeps.md"
 

@@ -8,9 +8,9 @@ check applies to to fail, with the failure named in the record.
 import pytest
 import sympy
 
-import symq.normalization
-from symq.processes import ALISProcess, CollaborativeQueue, RandomAssignmentProcess
-from symq.sweep import InlineExecutor, sweep
+import symq.engines.normalization
+from symq.engines.processes import ALISProcess, CollaborativeQueue, RandomAssignmentProcess
+from symq.studies.sweep import InlineExecutor, sweep
 
 
 @pytest.mark.parametrize("discipline, process_class", [
@@ -43,13 +43,13 @@ def test_balance_check_passes_without_the_injection():
 
 def _patch_busy(monkeypatch, change):
     """Replace the RAIS busy probabilities the numeric Theorem 2.1 check reads."""
-    real = symq.normalization.server_idle_probability
+    real = symq.engines.normalization.server_idle_probability
 
     def patched(model, discipline="collaborative", *args, **kwargs):
         idle = real(model, discipline, *args, **kwargs)["per_server"]
         busy = change(model, {s: 1 - idle[s] for s in idle})
         return {"per_server": {s: 1 - busy[s] for s in busy}}
-    monkeypatch.setattr(symq.normalization, "server_idle_probability", patched)
+    monkeypatch.setattr(symq.engines.normalization, "server_idle_probability", patched)
 
 
 def _numeric_theorem_2_1_records():

@@ -1,5 +1,5 @@
 """Cabral's M/M/n with uninformed customers: the law against the chain built from the verbal model,
-the FCFS-RAIS product form and the truncated CTMC of symq.ctmc; quantities and the CLI."""
+the FCFS-RAIS product form and the truncated CTMC of symq.engines.ctmc; quantities and the CLI."""
 
 import itertools
 import json
@@ -11,10 +11,10 @@ from hypothesis import given, settings, strategies as st
 
 from symq import model
 from symq.cli import main
-from symq.ctmc import busy_servers, job_count, truncated_stationary
+from symq.engines.ctmc import busy_servers, job_count, truncated_stationary
 from symq.errors import ModelError, UnstableModelError
-from symq.quantities import derive
-from symq.uninformed import (all_busy_probability, balance_failures, busy_idle_probability,
+from symq.queries.quantities import derive
+from symq.studies.uninformed import (all_busy_probability, balance_failures, busy_idle_probability,
                              busy_probability, busy_probability_by_states, effective_service_rate,
                              idle_probability, is_uninformed, uninformed_empty_probability,
                              uninformed_mean_number,
@@ -97,7 +97,7 @@ def test_rais_recursion_is_the_sum_over_orders():
 
 
 def test_rais_product_form_matches_ctmc_state_by_state():
-    """The ordered z-states of symq.ctmc's random-assignment chain follow Theorem 3.10 exactly
+    """The ordered z-states of symq.engines.ctmc's random-assignment chain follow Theorem 3.10 exactly
     (the truncated chain is the law conditioned on at most max_jobs jobs)."""
     rates = {"lambda": "2", "mu_1": "3", "mu_2": "2", "mu_3": "1"}
     queue = numeric(3, 2, [3, 2, 1])
@@ -113,7 +113,7 @@ def test_rais_product_form_matches_ctmc_state_by_state():
         assert sympy.Rational(p.numerator, p.denominator) == weights[state] / total
 
 
-# ------------------------------------------------------------------ against symq.ctmc (exact)
+# ------------------------------------------------------------------ against symq.engines.ctmc (exact)
 @given(stable_rates(max_servers=3))
 def test_closed_form_equals_truncated_ctmc_exactly(rates):
     """Aggregate the random-assignment chain to (busy set, queue length): the truncated law is the
@@ -210,8 +210,8 @@ def test_issue_example_server_idle_probabilities_and_ctmc():
 @settings(max_examples=5)
 @given(stable_rates(max_servers=3))
 def test_agrees_with_general_rais_subset_dp(rates):
-    """A third route: the general FCFS-RAIS subset DP of symq.normalization."""
-    normalization = pytest.importorskip("symq.normalization")
+    """A third route: the general FCFS-RAIS subset DP of symq.engines.normalization."""
+    normalization = pytest.importorskip("symq.engines.normalization")
     if not hasattr(normalization, "server_idle_probability"):
         pytest.skip("general RAIS subset DP not available")
     n, lam, mus = rates
@@ -280,7 +280,7 @@ def test_bad_arguments():
 def test_handlers_apply_to_any_single_flexible_class_model():
     """Names are not assumed: a model with class 'a' and servers 'x', 'y' uses the closed form,
     which agrees with the truncated CTMC exactly up to the conditioning on at most N jobs."""
-    from symq.model import Model
+    from symq.models.model import Model
     m = Model(compatibility={"a": ["x", "y"]}, arrival_rates={"a": "1"},
               service_rates={"x": 2, "y": 1})
     idle = derive(m, "server-idle-probability", "rais")["per_server"]

@@ -35,7 +35,7 @@ def test_errata_derivation_finds_the_printed_errors(capsys):
 def test_errata_checks_can_fail(n):
     """The printed (wrong) forms fail and the corrected ones hold: each check discriminates."""
     errata = _load("cabral_errata")
-    from symq.uninformed import uninformed_queue
+    from symq.studies.uninformed import uninformed_queue
     queue = uninformed_queue(n)
     assert not errata.check_effective_difference(queue)
     assert errata.check_effective_difference(queue, corrected=True)

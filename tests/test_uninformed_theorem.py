@@ -10,9 +10,9 @@ from sympy.polys.fields import field
 from hypothesis import example, given, strategies as st
 
 from symq.cli import main
-from symq.numeric import decimal_string
-from symq.certificates import SignCertificate, check_certificate, find_sign_certificate
-from symq.uninformed import (busy_probability, theorem_2_1_certificates, theorem_2_1_differences,
+from symq.arithmetic.numeric import decimal_string
+from symq.arithmetic.certificates import SignCertificate, check_certificate, find_sign_certificate
+from symq.studies.uninformed import (busy_probability, theorem_2_1_certificates, theorem_2_1_differences,
                              uninformed_queue)
 
 

@@ -1,6 +1,6 @@
-"""Product forms of symq.processes against chains written from the verbal models in symq.ctmc.
+"""Product forms of symq.engines.processes against chains written from the verbal models in symq.engines.ctmc.
 
-The chains here come from :mod:`symq.ctmc` (abandonments, an OI multiserver queue, the token
+The chains here come from :mod:`symq.engines.ctmc` (abandonments, an OI multiserver queue, the token
 queue, the closed token network, DBM / DBM(K) / DBMA, general and paired matching), whose code
 shares nothing with the classes' own ``transitions()``. Each chain is cut with the truncation
 property (arrivals that would leave the truncation are rejected), so its exact stationary law is
@@ -11,11 +11,11 @@ import pytest
 import sympy
 
 import symq
-from symq import ctmc
-from symq.model import Model
-from symq.processes import (ClosedTokenNetwork, CollaborativeQueue, DirectedMatching,
+from symq.engines import ctmc
+from symq.models.model import Model
+from symq.engines.processes import (ClosedTokenNetwork, CollaborativeQueue, DirectedMatching,
                             GeneralMatching, OrderIndependentQueue, PairedMatching, TokenQueue)
-from symq.processes.tokens import collaborative_token_service
+from symq.engines.processes.tokens import collaborative_token_service
 
 from routes import aggregate, as_fraction, assert_same_law, product_form_law
 

@@ -58,7 +58,7 @@ def test_non_nested_toml_ring(capsys, tmp_path):
 def test_counts_of_the_w_model():
     """States with at most 2 jobs: W collaborative has 1 + 3 + 9 = 13 job sequences."""
     from symq import model
-    from symq.balance import verify
+    from symq.engines.balance import verify
     assert verify(model("w"), "collaborative", max_jobs=2).states_checked == 13
 
 

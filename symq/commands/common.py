@@ -12,8 +12,8 @@ import json
 import sys
 from typing import Any, Callable, Sequence
 
-from ..errors import ModelError, SymqError
-from ..rates import parse_rate
+from symq.errors import ModelError, SymqError
+from symq.models.rates import parse_rate
 
 __all__ = ["add_format_arguments", "add_set_argument", "add_limit_arguments", "parse_settings",
            "emit_json", "model_with_values", "CommandParser", "run_handler", "whole_number",
@@ -123,7 +123,7 @@ def emit_json(data: Any) -> None:
 
     Running time: O(size of ``data``).
     """
-    from ..schema import with_schema_version
+    from symq.schema import with_schema_version
     print(json.dumps(with_schema_version(data), indent=2))
 
 
@@ -152,9 +152,9 @@ def model_with_values(args: argparse.Namespace):
     >>> values, m.service_rates["1"]
     ({'mu_1': '2'}, 2)
 
-    Running time: that of :func:`symq.catalog.model` and one substitution.
+    Running time: that of :func:`symq.models.catalog.model` and one substitution.
     """
-    from ..catalog import model as load_model
+    from symq.models.catalog import model as load_model
 
     base = load_model(args.model)
     values = parse_settings(getattr(args, "settings", []))

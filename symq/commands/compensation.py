@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import mpmath
 
-from ..compensation import asymmetric_jsq, sed, solve, symmetric_jsq
-from ..compensation.kernel import kernels_latex
-from ..compensation.models import exact_fraction
-from ..errors import ModelError
+from symq.studies.compensation import asymmetric_jsq, sed, solve, symmetric_jsq
+from symq.studies.compensation.kernel import kernels_latex
+from symq.studies.compensation.models import exact_fraction
+from symq.errors import ModelError
 
 __all__ = ["register", "run", "build_model", "parse_state"]
 
@@ -86,7 +86,8 @@ def _int_arg(name):
 
 def _check_limits(args, model) -> None:
     """Refuse --digits and --box past the limits of :mod:`symq.limits` (before any work)."""
-    from ..limits import check, compensation_box_states
+    from symq.limits import check
+    from symq.queries.estimates import compensation_box_states
 
     if args.no_limits:
         return
@@ -150,7 +151,7 @@ def parse_state(text: str) -> tuple[int, int]:
 
 
 def build_model(args):
-    """The :class:`~symq.compensation.models.RoutingModel` that the arguments describe.
+    """The :class:`~symq.studies.compensation.models.RoutingModel` that the arguments describe.
 
     Parameters
     ----------
@@ -231,7 +232,7 @@ def run(args) -> int:
     >>> status, "P(0,0) = 0.31597" in out.getvalue()
     (0, True)
 
-    Running time: that of the compensation solve (:mod:`symq.compensation`).
+    Running time: that of the compensation solve (:mod:`symq.studies.compensation`).
     """
     model = build_model(args)
     _check_limits(args, model)
@@ -268,14 +269,14 @@ def run(args) -> int:
             "seconds": round(result.seconds, 3),
         }
     if args.plot_dir:
-        from ..compensation.pictures import write_pictures
+        from symq.presentation.pictures.compensation import write_pictures
         try:
             data["pictures"] = write_pictures(model, args.plot_dir)
         except OSError as error:
             raise ModelError(f"--plot-dir {args.plot_dir}: cannot write the pictures "
                              f"({error.strerror or error}); give a folder you can write") from None
     if args.format == "json":
-        from .common import emit_json
+        from symq.commands.common import emit_json
         emit_json(data)
     elif args.format == "latex":
         print(_latex(data, model))

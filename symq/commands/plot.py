@@ -1,5 +1,5 @@
 r"""``symq plot MODEL KIND [--set ...] [--output FILE.png|FILE.svg ...]``: draw a picture.
-The kinds of picture come from the registry in :mod:`symq.pictures` (one module per kind):
+The kinds of picture come from the registry in :mod:`symq.presentation.pictures` (one module per kind):
 ``graph``, ``load``, ``distribution``, ``clusters`` take a model (a built-in name or a TOML file,
 ``--set`` for its symbols); ``heatmap`` and ``levels`` take a two-queue routing policy (``jsq``,
 ``asymmetric`` or ``sed``, with the options of ``symq compensation``). Without ``--output`` the
@@ -25,7 +25,7 @@ import argparse
 import os
 from typing import Any
 
-from ..errors import ModelError
+from symq.errors import ModelError
 
 __all__ = ["register", "run"]
 
@@ -45,7 +45,7 @@ def register(subparsers) -> None:
     Parameters
     ----------
     subparsers : argparse subparsers action
-        Where ``plot`` is added; every kind of :func:`symq.pictures.kinds` contributes its
+        Where ``plot`` is added; every kind of :func:`symq.presentation.pictures.kinds` contributes its
         options (``--opt-...`` destinations).
 
     Examples
@@ -58,8 +58,8 @@ def register(subparsers) -> None:
 
     Running time: the import of the picture modules.
     """
-    from ..pictures import SUBJECTS, kinds
-    from .common import add_format_arguments, add_set_argument
+    from symq.presentation.pictures import SUBJECTS, kinds
+    from symq.commands.common import add_format_arguments, add_set_argument
 
     known = kinds()
     listing = "; ".join(f"{k.name}: {k.summary}" for k in known.values())
@@ -92,7 +92,7 @@ def register(subparsers) -> None:
 def _subject(kind, args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
     """The model (or routing model) the picture is of, and the exact parameters given."""
     if kind.subject == "routing":
-        from .compensation import build_model
+        from symq.commands.compensation import build_model
         if args.model not in ("jsq", "asymmetric", "sed"):
             raise ModelError(f"the {kind.name} picture is of a routing policy: give jsq, "
                              f"asymmetric or sed as MODEL, not {args.model!r}")
@@ -106,7 +106,7 @@ def _subject(kind, args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
     if given:
         raise ModelError(f"--{given[0]} is for the heatmap and levels pictures; give the rates "
                          "of a model with --set NAME=VALUE")
-    from .common import model_with_values
+    from symq.commands.common import model_with_values
     _, model, values = model_with_values(args)
     return model, values
 
@@ -136,9 +136,9 @@ def run(args: argparse.Namespace) -> int:
 
     Running time: that of the kind's draw function, plus the file writes.
     """
-    from .. import pictures
-    from ..progress import callback
-    from .common import emit_json
+    from symq.presentation import pictures
+    from symq.progress import callback
+    from symq.commands.common import emit_json
 
     kind = pictures.get(args.kind)
     subject, parameters = _subject(kind, args)

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import argparse
 
-from ..catalog import model as load_model
-from .common import (add_limit_arguments, add_set_argument, check_output_path, emit_json,
+from symq.models.catalog import model as load_model
+from symq.commands.common import (add_limit_arguments, add_set_argument, check_output_path, emit_json,
                      parse_settings, whole_number, write_text)
-from ..errors import ModelError
-from ..numeric import full_int_strings
-from ..quantities import DISCIPLINES
-from ..report import build_report, render_latex, render_markdown
+from symq.errors import ModelError
+from symq.arithmetic.numeric import full_int_strings
+from symq.queries.quantities import DISCIPLINES
+from symq.presentation.report import build_report, render_latex, render_markdown
 
 
 def register(subparsers) -> None:
@@ -37,14 +37,15 @@ def register(subparsers) -> None:
 
 def _check_limits(args: argparse.Namespace, model) -> None:
     """Refuse a report whose derivations or balance check are past the limits (symq.limits)."""
-    from ..balance import build_process
-    from ..limits import check, check_subset_dp, estimate_states, limit_value
+    from symq.engines.balance import build_process
+    from symq.limits import check, limit_value
+    from symq.queries.estimates import check_subset_dp, estimate_states
 
     disciplines = (args.discipline,) if args.discipline else DISCIPLINES
-    from ..report import SYMBOLIC_SERVER_LIMIT
+    from symq.presentation.report import SYMBOLIC_SERVER_LIMIT
     structured = not model.is_numeric and len(model.servers) <= SYMBOLIC_SERVER_LIMIT
     for discipline in disciplines:
-        if structured:  # structured formulas (symq.formulas): no rational-function algebra
+        if structured:  # structured formulas (symq.engines.formulas): no rational-function algebra
             continue
         check_subset_dp(model, discipline, f"report {args.model} ({discipline} formulas)", args)
     if args.verify_jobs:
@@ -107,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         if pdf:
             _pdflatex()
     _check_limits(args, model)
-    from ..progress import callback
+    from symq.progress import callback
     progress = callback("report", quiet=args.quiet, unit="step")
     with full_int_strings():
         sections = build_report(model, discipline=args.discipline, values=values,

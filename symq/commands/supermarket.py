@@ -20,13 +20,14 @@ from typing import Any
 
 import sympy
 
-from ..catalog import model as load_model
-from .common import add_format_arguments, add_set_argument, emit_json, parse_settings
-from ..errors import ModelError
-from ..numeric import decimal_string
-from ..supermarket import Decomposition, certify_decomposition, decompose, decomposition_latex
+from symq.models.catalog import model as load_model
+from symq.commands.common import add_format_arguments, add_set_argument, emit_json, parse_settings
+from symq.studies.supermarket.policy import parse_weight_settings
+from symq.errors import ModelError
+from symq.arithmetic.numeric import decimal_string
+from symq.studies.supermarket import Decomposition, certify_decomposition, decompose, decomposition_latex
 
-__all__ = ["register", "run", "parse_weight_settings"]
+__all__ = ["register", "run"]
 
 
 def register(subparsers) -> None:
@@ -62,43 +63,6 @@ def register(subparsers) -> None:
                    help="significant digits of the decimal drift values (default 30)")
     add_format_arguments(p)
     p.set_defaults(handler=run)
-
-
-def parse_weight_settings(items: list[str]) -> dict[str, str]:
-    """``["1=2", "3=1/2"]`` to ``{"1": "2", "3": "1/2"}``.
-
-    Parameters
-    ----------
-    items : list of str
-        The ``--weights`` arguments.
-
-    Returns
-    -------
-    dict
-        Station name to weight text (checked later, when the decomposition reads it).
-
-    Raises
-    ------
-    ModelError
-        An item without ``=``, an empty name or value, a station given twice.
-
-    Examples
-    --------
-    >>> parse_weight_settings(["1=2", "3=1/2"])
-    {'1': '2', '3': '1/2'}
-
-    Running time: O(number of items).
-    """
-    weights: dict[str, str] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        name, value = name.strip(), value.strip()
-        if not sep or not name or not value:
-            raise ModelError(f"--weights {item!r}: write STATION=VALUE, e.g. --weights 1=2")
-        if name in weights:
-            raise ModelError(f"--weights gives station {name!r} twice; give each station one weight")
-        weights[name] = value
-    return weights
 
 
 def _json(decomposition: Decomposition, label: str, parameters: dict[str, str],
@@ -166,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     >>> status, json.loads(out.getvalue())["stable"]
     (0, False)
 
-    Running time: that of :func:`symq.supermarket.decompose`.
+    Running time: that of :func:`symq.studies.supermarket.decompose`.
     """
     if not 1 <= args.digits <= 10000:
         raise ModelError(f"--digits must be from 1 to 10000, not {args.digits}")

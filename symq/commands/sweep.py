@@ -1,5 +1,5 @@
 r"""``symq sweep CHECK --classes J --servers M``: check a statement on every small graph.
-Runs CHECK (a built-in check of :data:`symq.sweep.CHECKS` or a user check ``module:function``) on
+Runs CHECK (a built-in check of :data:`symq.studies.sweep.CHECKS` or a user check ``module:function``) on
 every connected compatibility graph with at most J classes and M servers, once each up to
 relabelling, on a local process pool (all cores by default) or on a Dask cluster
 (``--scheduler ADDRESS``). Results stream to ``--output`` as JSON lines; a rerun with the same
@@ -26,10 +26,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .common import add_format_arguments, add_limit_arguments, check_output_path, emit_json
-from ..errors import ModelError
-from ..graphs import FILTERS
-from ..sweep import CHECKS, SweepSummary, make_executor, sweep
+from symq.commands.common import add_format_arguments, add_limit_arguments, check_output_path, emit_json
+from symq.errors import ModelError
+from symq.models.graphs import FILTERS
+from symq.studies.sweep import CHECKS, SweepSummary, make_executor, sweep
 
 __all__ = ["register", "run"]
 
@@ -68,7 +68,7 @@ def register(subparsers) -> None:
         description="Run CHECK on every connected compatibility graph with at most J classes and "
                     "M servers, each once up to relabelling. Built-in checks: " + checks + ". A "
                     "user check is module:function or path/to/file.py:function, a function that "
-                    "takes a symq Model and returns a symq.sweep.Verdict, a bool, (ok, data) or "
+                    "takes a symq Model and returns a symq.studies.sweep.Verdict, a bool, (ok, data) or "
                     "a dict with 'ok'.")
     p.add_argument("check", metavar="CHECK", help="built-in check name or module:function")
     p.add_argument("--classes", type=int, required=True, metavar="J",
@@ -177,7 +177,8 @@ def run(args: argparse.Namespace) -> int:
         if args.check != "balance":
             raise ModelError("--discipline applies to the balance check only")
         options["disciplines"] = tuple(dict.fromkeys(args.disciplines))
-    from ..limits import check, limit_value, sweep_work
+    from symq.limits import check, limit_value
+    from symq.queries.estimates import sweep_work
     if 1 <= args.classes <= 7 and 1 <= args.servers <= 7:  # else the engine says what is allowed
         check("sweep-work", sweep_work(args.classes, args.servers),
               f"sweep {args.check} --classes {args.classes} --servers {args.servers}",

@@ -14,9 +14,9 @@ import argparse
 import sympy
 from sympy.polys.fields import field
 
-from .common import add_format_arguments, emit_json
-from ..errors import ModelError
-from ..uninformed import (all_busy_probability, busy_probability, check_certificate,
+from symq.commands.common import add_format_arguments, emit_json
+from symq.errors import ModelError
+from symq.studies.uninformed import (all_busy_probability, busy_probability, check_certificate,
                           theorem_2_1_certificates, theorem_2_1_differences,
                           uninformed_empty_probability, uninformed_mean_number, uninformed_queue)
 
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     N = -lambda/(lambda - mu_1)
     0
 
-    Running time: law O(n^2); theorem the certificate search of :mod:`symq.uninformed.theorem`.
+    Running time: law O(n^2); theorem the certificate search of :mod:`symq.studies.uninformed.theorem`.
     """
     if args.action == "law":
         return _run_law(args)

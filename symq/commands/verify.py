@@ -1,7 +1,7 @@
 r"""``symq verify MODEL [--discipline D] [--max-jobs N]``: balance residuals of the product form.
 Builds the Markov process of the model under the discipline from its verbal definition
-(:mod:`symq.processes`), and checks the product form of [GR20]_ section 3 on every valid state with
-at most N jobs by exact global- and partial-balance residuals (:mod:`symq.balance`). Exit status
+(:mod:`symq.engines.processes`), and checks the product form of [GR20]_ section 3 on every valid state with
+at most N jobs by exact global- and partial-balance residuals (:mod:`symq.engines.balance`). Exit status
 0 when every residual is zero, 1 when some is not (the failures are listed), 2 for bad input.
 
 Examples
@@ -20,10 +20,10 @@ import argparse
 
 from sympy import latex
 
-from ..balance import VERIFY_DISCIPLINES, verify
-from ..catalog import model as load_model
-from ..errors import ModelError
-from ..progress import callback
+from symq.engines.balance import VERIFY_DISCIPLINES, verify
+from symq.models.catalog import model as load_model
+from symq.errors import ModelError
+from symq.progress import callback
 
 __all__ = ["register", "run"]
 
@@ -59,7 +59,7 @@ def register(subparsers) -> None:
 
     Running time: O(1) (the parser is built once per command line).
     """
-    from .common import add_format_arguments, add_limit_arguments, add_set_argument
+    from symq.commands.common import add_format_arguments, add_limit_arguments, add_set_argument
 
     p = subparsers.add_parser(
         "verify", help="balance residuals of the product form on all states with <= N jobs",
@@ -88,8 +88,9 @@ def register(subparsers) -> None:
 def _check_states(args: argparse.Namespace, model, max_jobs: int, options: dict) -> None:
     """Refuse a check whose state space is past the limit of :mod:`symq.limits` (estimated from
     the first levels, before the states are built)."""
-    from ..balance import build_process
-    from ..limits import check, estimate_states, limit_value
+    from symq.engines.balance import build_process
+    from symq.limits import check, limit_value
+    from symq.queries.estimates import estimate_states
 
     limit = limit_value("states", args)
     if limit is None:
@@ -123,9 +124,9 @@ def run(args: argparse.Namespace) -> int:
     n (collaborative), states with at most 1 jobs: 3 states, 11 equations (3 global, 8 partial), 0 nonzero residuals: OK (... s)
     0
 
-    Running time: that of :func:`symq.balance.verify`.
+    Running time: that of :func:`symq.engines.balance.verify`.
     """
-    from .common import emit_json, parse_settings
+    from symq.commands.common import emit_json, parse_settings
 
     base = load_model(args.model)
     values = parse_settings(args.settings)

@@ -1,0 +1,237 @@
+r"""Exact rates: parsing and validating the numbers and symbols a model is built from.
+Rates are sympy expressions: symbols created ``positive=True`` (``lambda_1``, ``mu_2``), exact
+rationals, or expressions in them. Floats are refused, because a float rate would turn every
+derived formula into an approximation; the error says how to pass an exact value. Strings are
+read by :mod:`symq.arithmetic.expressions`, a parser of its own that cannot run code.
+
+Examples
+--------
+>>> from symq.models.rates import parse_rate
+>>> parse_rate("3/10", "arrival rate of class '1'")
+3/10
+>>> parse_rate("0.25", "arrival rate of class '1'")
+1/4
+>>> print(parse_rate("lambda_1", "arrival rate of class '1'").is_positive)
+True
+>>> parse_rate("lambda/2", "arrival rate of class '1'")
+lambda/2
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Iterable, Mapping
+
+import sympy
+
+from symq.errors import ModelError
+from symq.arithmetic.expressions import parse_expression, positive_symbol
+
+__all__ = ["parse_rate", "parse_value", "positive_symbol", "check_rate", "value_names",
+           "check_names"]
+
+_NOT_NUMBERS = {"nan", "inf", "infinity", "oo", "zoo"}
+
+
+def _parse_text(text: str, what: str) -> sympy.Expr:
+    """A rate string through :func:`symq.arithmetic.expressions.parse_expression`: no code is ever run."""
+    stripped = text.strip()
+    if stripped.lower().lstrip("+-") in _NOT_NUMBERS:
+        raise ModelError(f"{what} is {stripped}; give a finite positive number or a symbol name")
+    return parse_expression(text, what)
+
+
+def parse_value(value: Any, what: str) -> sympy.Expr:
+    r"""Turn user input into an exact sympy expression, without checking its sign.
+
+    Parameters
+    ----------
+    value : sympy.Expr, int, Fraction or str
+        A string is a symbol name, an exact number such as ``3/10``, a decimal such as ``0.25``
+        (read as 1/4), or an expression in them, in the grammar of :mod:`symq.arithmetic.expressions`.
+    what : str
+        Names the value in error messages (``"arrival rate of class '1'"``).
+
+    Returns
+    -------
+    sympy.Expr
+        Exact; every symbol is created ``positive=True``.
+
+    Raises
+    ------
+    ModelError
+        A float, a bool, a malformed string.
+    TypeError
+        Input of another type.
+
+    Examples
+    --------
+    >>> parse_value("-1/2", "shift")
+    -1/2
+
+    Running time: O(length of the text) for a string; O(size of the expression) otherwise.
+    """
+    if isinstance(value, bool):
+        raise ModelError(f"{what} is the boolean {value}; give a positive number or a symbol name")
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            raise ModelError(f"{what} is {value}; give a finite positive number")
+        exact = Fraction(repr(value))
+        raise ModelError(f"{what} is the float {value!r}; pass \"{exact}\" (a string) or a symbol "
+                         "so results stay exact")
+    if isinstance(value, int):
+        return sympy.Integer(value)
+    if isinstance(value, Fraction):
+        return sympy.Rational(value.numerator, value.denominator)
+    if isinstance(value, str):
+        return _parse_text(value, what)
+    if isinstance(value, sympy.Basic):
+        expr = sympy.sympify(value)
+        if expr.has(sympy.Float):
+            raise ModelError(f"{what} contains the float {expr}; use sympy.Rational so results stay exact")
+        # every rate symbol is positive: rebuild symbols given without that assumption
+        return expr.xreplace({s: positive_symbol(s.name) for s in expr.free_symbols})
+    raise TypeError(f"{what} must be a sympy expression, an int, a Fraction or a string, "
+                    f"not {type(value).__name__}")
+
+
+def check_rate(expr: sympy.Expr, what: str) -> sympy.Expr:
+    r"""Refuse a rate that is provably not a finite positive number; symbolic rates pass (as in
+    sympy.stats, only a condition that is provably false raises).
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        The parsed rate.
+    what : str
+        Names it in the error message.
+
+    Returns
+    -------
+    sympy.Expr
+        ``expr`` itself.
+
+    Raises
+    ------
+    ModelError
+        NaN, an infinity, zero, or a value that is provably negative or not real.
+
+    Examples
+    --------
+    >>> check_rate(sympy.Integer(0), "service rate of server '1'")
+    Traceback (most recent call last):
+        ...
+    symq.errors.ModelError: service rate of server '1' is 0; give a positive number (remove the class or server instead)
+
+    Running time: sympy's assumption queries on ``expr``.
+    """
+    if expr.has(sympy.nan) or expr is sympy.nan:
+        raise ModelError(f"{what} is NaN; give a finite positive number")
+    if expr.has(sympy.oo, -sympy.oo, sympy.zoo):
+        raise ModelError(f"{what} is infinite; give a finite positive number")
+    if expr.is_zero:
+        raise ModelError(f"{what} is 0; give a positive number (remove the class or server instead)")
+    if expr.is_positive is False or expr.is_extended_real is False:
+        raise ModelError(f"{what} is {expr}, which is not positive; give a positive number")
+    return expr
+
+
+def parse_rate(value: Any, what: str) -> sympy.Expr:
+    r"""Parse and check one rate: :func:`parse_value` then :func:`check_rate`.
+
+    Parameters
+    ----------
+    value : sympy.Expr, int, Fraction or str
+        As :func:`parse_value`.
+    what : str
+        Names the rate in error messages.
+
+    Returns
+    -------
+    sympy.Expr
+        An exact positive (or symbolic) rate.
+
+    Raises
+    ------
+    ModelError
+        What :func:`parse_value` or :func:`check_rate` refuses.
+
+    Examples
+    --------
+    >>> parse_rate("mu/3", "service rate of server '2'")
+    mu/3
+
+    Running time: that of :func:`parse_value` and :func:`check_rate`.
+    """
+    return check_rate(parse_value(value, what), what)
+
+
+def value_names(values: Mapping[Any, Any] | None) -> dict[str, Any]:
+    r"""``values`` keyed by symbol name: string keys stay, sympy symbols give their name.
+
+    Parameters
+    ----------
+    values : mapping or None
+        ``{symbol or name: value}``; ``None`` is the empty mapping.
+
+    Returns
+    -------
+    dict
+        ``{name: value}``.
+
+    Raises
+    ------
+    ModelError
+        A key that is neither a string nor a sympy symbol.
+
+    Examples
+    --------
+    >>> value_names({positive_symbol("mu_1"): 2, "lambda_1": "1/2"})
+    {'mu_1': 2, 'lambda_1': '1/2'}
+
+    Running time: O(number of values).
+    """
+    result: dict[str, Any] = {}
+    for key, value in dict(values or {}).items():
+        if isinstance(key, sympy.Symbol):
+            key = key.name
+        if not isinstance(key, str):
+            raise ModelError(f"values are keyed by symbol name (a string such as 'lambda_1'), "
+                             f"not {key!r}")
+        result[key] = value
+    return result
+
+
+def check_names(values: Mapping[str, Any], symbols: Iterable[sympy.Symbol], where: str) -> None:
+    r"""Refuse a value given for a name that is not a symbol of ``where`` (a typo would otherwise
+    be ignored silently).
+
+    Parameters
+    ----------
+    values : mapping
+        ``{name: value}`` as :func:`value_names` returns it.
+    symbols : iterable of sympy.Symbol
+        The symbols that may be given values.
+    where : str
+        What owns the symbols, for the message (``"the model"``).
+
+    Raises
+    ------
+    ModelError
+        A name of ``values`` that is not the name of one of ``symbols``.
+
+    Examples
+    --------
+    >>> check_names({"lambda_9": 1}, [positive_symbol("lambda_1")], "the model")
+    Traceback (most recent call last):
+        ...
+    symq.errors.ModelError: the model has no symbol 'lambda_9'; its symbols: lambda_1
+
+    Running time: O(number of values + number of symbols).
+    """
+    known = {s.name for s in symbols}
+    for name in values:
+        if name not in known:
+            names = ", ".join(sorted(known)) or "none (it has no symbol left)"
+            raise ModelError(f"{where} has no symbol {name!r}; its symbols: {names}")

@@ -1,0 +1,194 @@
+r"""What ``symq derive`` prints for each ``--form`` and ``--format``.
+``structured`` (the default for symbolic models and the five normalization quantities) prints the
+named definitions then the quantity, as text lines ``NAME = EXPR``, one LaTeX ``align*`` block or
+JSON ``"structured": {"definitions": [...], "result": ...}``; ``expanded`` and ``factored`` print
+one cancelled rational function per result, multiplied out from the definitions in python-flint
+arithmetic; numeric models and the response-time laws have one form, the exact value or law.
+Running time: structured well under a second for 6 servers; expanded grows with the size of the
+rational function (seconds for 4 servers). The forms and formats: see docs/formulas.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import sympy
+
+from symq.errors import ModelError
+from symq.engines.formulas import FORMS
+
+__all__ = ["derive_result", "latex_rows", "label_latex"]
+
+
+def label_latex(label: str) -> str:
+    r"""A result label (``"total"``, ``"per_class 1"``, ``"per_server 2"``, ``"lst 1"``) as a
+    LaTeX name: $L$, $L_{1}$, $\psi_{2}$, $\text{lst}_{1}$.
+
+    Parameters
+    ----------
+    label : str
+        A label of :func:`symq.queries.quantities.flatten_result` (empty for a single value).
+
+    Returns
+    -------
+    str
+        LaTeX math-mode material (empty for an empty label).
+
+    Examples
+    --------
+    >>> print(label_latex("per_class 1"), label_latex("total"))
+    \text{class 1} \text{total}
+
+    Running time: O(len(label)).
+    """
+    if not label:
+        return ""
+    parts = label.split(" ", 1)
+    key, rest = parts[0], (parts[1] if len(parts) > 1 else "")
+    sub = _sub(rest)
+    if key == "per_class":
+        return rf"\text{{class }}{sub}" if not rest else rf"\text{{class {_esc(rest)}}}"
+    if key == "per_server":
+        return rf"\text{{server {_esc(rest)}}}"
+    if key == "total":
+        return r"\text{total}"
+    return rf"\text{{{_esc(key.replace('_', ' '))}}}" + (f"_{{{sub}}}" if rest else "")
+
+
+def _esc(text: str) -> str:
+    from symq.display import escape
+    return escape(text)
+
+
+def _sub(text: str) -> str:
+    from symq.display import escape
+    return rf"\text{{{escape(text)}}}" if text and not text.isalnum() else text
+
+
+def latex_rows(rows: list[tuple[str, str]]) -> str:
+    r"""``[(label LaTeX, formula LaTeX)]`` as valid LaTeX: one formula alone in ``\[...\]``,
+    several in one ``align*`` (``label &= formula``).
+
+    Parameters
+    ----------
+    rows : list of (str, str)
+        Label LaTeX (may be empty) and formula LaTeX.
+
+    Returns
+    -------
+    str
+        A display-math LaTeX block.
+
+    Examples
+    --------
+    >>> print(latex_rows([("", "x")]))
+    \[
+    x
+    \]
+    >>> print(latex_rows([("L_1", "x"), ("L_2", "y")]))
+    \begin{align*}
+    L_1 &= x \\
+    L_2 &= y
+    \end{align*}
+
+    Running time: O(total length of the rows).
+    """
+    if len(rows) == 1 and not rows[0][0]:
+        return "\\[\n" + rows[0][1] + "\n\\]"
+    body = " \\\\\n".join(f"{label} &= {tex}" if label else f"&{tex}" for label, tex in rows)
+    return "\\begin{align*}\n" + body + "\n\\end{align*}"
+
+
+def derive_result(result: Any, form: str, want: str = "all") -> dict[str, Any]:
+    """``{"form", "structured" (or None), "result" (sympy shape or None), "text",
+    "latex"}`` for ``symq derive``; ``want`` ``"text"`` or ``"latex"`` prints the expanded
+    and factored forms only that way (the other entry is None: printing tens of megabytes
+    twice costs seconds), ``"all"`` both (JSON).
+
+    Parameters
+    ----------
+    result : symq.queries.solve.Result
+        What :func:`symq.solve` answered: a structured formula, or exact values.
+    form : str
+        One of :data:`symq.engines.formulas.FORMS`.
+    want : str
+        ``"all"``, ``"text"`` or ``"latex"``.
+
+    Returns
+    -------
+    dict
+        The entries above (and ``"json_result"``, the result's shape for JSON).
+
+    Raises
+    ------
+    ModelError
+        An unknown form.
+
+    Examples
+    --------
+    >>> import symq
+    >>> out = derive_result(symq.solve("n", "empty-probability"), "factored")
+    >>> out["form"], out["text"]
+    ('factored', '-(lambda_1 - mu_1)*(lambda_1 + lambda_2 - mu_1 - mu_2)/(mu_1*(lambda_1 - mu_1 - mu_2))')
+
+    Running time: that of :func:`symq.engines.formulas.structured`, plus for the expanded and factored
+    forms that of :meth:`symq.engines.formulas.Structured.expanded_values` and the printing (linear
+    in the size of the result).
+    """
+    if form not in FORMS:
+        raise ModelError(f"unknown form {form!r}; available: {', '.join(FORMS)}")
+    if result.formula is None:
+        from symq.queries.quantities import flatten_result
+        exact = result.exact
+        rows = flatten_result(exact)
+        text = "\n".join(f"{label}: {expr}" if label else str(expr) for label, expr in rows)
+        tex = latex_rows([(label_latex(label), sympy.latex(expr)) for label, expr in rows])
+        return {"form": "expanded" if form == "structured" else form, "structured": None,
+                "result": exact, "text": text, "latex": tex,
+                "json_result": _shape(exact, lambda e: {"expr": str(e), "latex": sympy.latex(e)})}
+    f = result.formula
+    names = f.names
+    if form == "structured":
+        lines = [f"{d.name} = {f.text(d)}" for d in f.definitions]
+        results = f.result_names()
+        if len(results) == 1 and not results[0][0]:
+            lines.append(f"result: {results[0][1]}")
+        else:
+            lines += [f"result {label}: {name}" for label, name in results]
+        return {"form": form, "structured": f, "result": None, "text": "\n".join(lines),
+                "latex": f.latex(), "json_result": None}
+    texts = f.expanded_text(form) if want != "latex" else None
+    lates = f.expanded_text(form, latex=True) if want != "text" else None
+    labelled = f.result_names()
+    text = tex = json_result = None
+    if texts is not None:
+        text = "\n".join(f"{label}: {t}" if label else t
+                         for (label, _), t in zip(labelled, _flat(texts)))
+    if lates is not None:
+        tex = latex_rows([(names[name] if label else "", t)
+                          for (label, name), t in zip(labelled, _flat(lates))])
+    if texts is not None and lates is not None:
+        json_result = _zip_shape(texts, lates)
+    return {"form": form, "structured": f, "result": None, "text": text, "latex": tex,
+            "json_result": json_result}
+
+
+def _flat(shape: Any) -> list[Any]:
+    if isinstance(shape, Mapping):
+        out = []
+        for v in shape.values():
+            out += _flat(v)
+        return out
+    return [shape]
+
+
+def _zip_shape(texts: Any, lates: Any) -> Any:
+    if isinstance(texts, Mapping):
+        return {k: _zip_shape(texts[k], lates[k]) for k in texts}
+    return {"expr": texts, "latex": lates}
+
+
+def _shape(result: Any, leaf) -> Any:
+    if isinstance(result, Mapping):
+        return {key: _shape(part, leaf) for key, part in result.items()}
+    return leaf(result)

@@ -1,0 +1,283 @@
+r"""Pictures drawn by ``symq plot MODEL KIND``: one registry, one module per kind of picture.
+Every module of this package registers its kinds with :func:`register` when it is imported, and
+:func:`kinds` imports them all, so a new picture is a new module here and nothing else; a kind
+has a ``summary``, a ``subject`` (a compatibility model or a two-queue routing policy), its extra
+options and a ``draw`` function that returns a :class:`Picture`. The kinds shipped (``graph``,
+``load``, ``distribution``, ``heatmap``, ``levels``, ``clusters``) and how the registry works are
+in docs/pictures.md.
+
+Examples
+--------
+>>> from symq.presentation.pictures import kinds
+>>> sorted(k for k in kinds() if k in ("graph", "load", "distribution", "heatmap", "clusters"))
+['clusters', 'distribution', 'graph', 'heatmap', 'load']
+>>> kinds()["graph"].subject
+'model'
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from symq.errors import ModelError, UnsupportedError
+
+__all__ = ["Picture", "PictureKind", "register", "kinds", "get", "pyplot", "save", "file_stem",
+           "SUBJECTS", "FORMATS"]
+
+#: what the ``MODEL`` argument of ``symq plot`` names, per kind
+SUBJECTS = {"model": "a built-in model name or a TOML file (with --set for its symbols)",
+            "routing": "a two-queue routing policy: jsq, asymmetric or sed (with --rho, --s, --q, "
+                       "--lam, --mu1, --mu2)"}
+#: file formats, by the suffix of ``--output``
+FORMATS = (".png", ".svg")
+
+
+@dataclass
+class Picture:
+    """A drawn picture: the matplotlib ``figure`` and the ``stem`` of its default file name.
+
+    ``data`` holds the exact numbers drawn (as strings), for the JSON output.
+    """
+
+    figure: Any
+    stem: str
+    data: dict = field(default_factory=dict)
+
+    def _repr_png_(self) -> bytes:
+        """Jupyter shows the picture itself."""
+        import io
+        buffer = io.BytesIO()
+        self.figure.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+        return buffer.getvalue()
+
+
+@dataclass(frozen=True)
+class PictureKind:
+    """One kind of picture (see the module docstring).
+
+    Parameters
+    ----------
+    name : the ``KIND`` argument of ``symq plot``
+    summary : one line for ``symq plot --help``
+    draw : ``draw(subject, **options) -> Picture``; ``options`` has one entry per option name
+    subject : ``"model"`` or ``"routing"`` (see :data:`SUBJECTS`)
+    options : command-line option name (``"points"`` for ``--points``) to argparse keyword
+        arguments, passed to ``draw`` by name; kinds that share an option name must give it the
+        same meaning. The options that make the subject (``--set``; ``--rho``, ``--s``, ...
+        for a routing policy) are the command's, not the kind's.
+    progress : whether ``draw`` takes a ``progress(done, total)`` callback (see
+        :mod:`symq.progress`)
+    """
+
+    name: str
+    summary: str
+    draw: Callable[..., Picture]
+    subject: str = "model"
+    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    progress: bool = False
+
+
+_KINDS: dict[str, PictureKind] = {}
+_LOADED = False
+
+
+def register(kind: PictureKind) -> PictureKind:
+    """Add ``kind`` to the registry (a module calls this when imported); return it.
+
+    Parameters
+    ----------
+    kind : PictureKind
+        Its ``name`` becomes a ``symq plot`` KIND.
+
+    Returns
+    -------
+    PictureKind
+        ``kind`` itself, so a module can write ``KIND = register(PictureKind(...))``.
+
+    Raises
+    ------
+    ValueError
+        A kind of the same name from another draw function, or an unknown subject.
+
+    Examples
+    --------
+    >>> register(get("load")) is get("load")
+    True
+
+    Running time: O(1).
+    """
+    if kind.subject not in SUBJECTS:
+        raise ValueError(f"picture kind {kind.name!r}: subject must be one of {', '.join(SUBJECTS)}")
+    old = _KINDS.get(kind.name)
+    if old is not None and old.draw is not kind.draw:
+        raise ValueError(f"picture kind {kind.name!r} is registered twice")
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def kinds() -> dict[str, PictureKind]:
+    """Every registered kind, by name (imports the modules of this package once).
+
+    Returns
+    -------
+    dict
+        ``{name: PictureKind}``, the KIND choices of ``symq plot`` (a copy: changing it does
+        not register anything).
+
+    Examples
+    --------
+    >>> "load" in kinds()
+    True
+
+    Running time: the first call imports the picture modules; later calls O(number of kinds).
+    """
+    global _LOADED
+    if not _LOADED:
+        for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+            if not info.name.startswith("_"):
+                importlib.import_module(f"{__name__}.{info.name}")
+        _LOADED = True
+    return dict(sorted(_KINDS.items()))
+
+
+def get(name: str) -> PictureKind:
+    """The kind called ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A ``symq plot`` KIND such as ``"load"``.
+
+    Returns
+    -------
+    PictureKind
+        With its draw function, subject and options.
+
+    Raises
+    ------
+    ModelError
+        An unknown kind (the message lists the known ones).
+
+    Examples
+    --------
+    >>> get("load").subject
+    'model'
+
+    Running time: that of :func:`kinds`.
+    """
+    known = kinds()
+    if name not in known:
+        raise ModelError(f"unknown picture {name!r}; use one of: {', '.join(known)}")
+    return known[name]
+
+
+def pyplot():
+    """``matplotlib.pyplot`` on the Agg backend.
+
+    Returns
+    -------
+    module
+        ``matplotlib.pyplot``.
+
+    Raises
+    ------
+    UnsupportedError
+        matplotlib is not installed (the ``plot`` extra).
+
+    Examples
+    --------
+    >>> hasattr(pyplot(), "figure")
+    True
+
+    Running time: the first call imports matplotlib (about a second).
+    """
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise UnsupportedError("pictures need matplotlib; install it with pip install "
+                               "\"symq[plot]\"") from None
+    return plt
+
+
+def file_stem(*parts: Any, **parameters: Any) -> str:
+    """A file-name stem from ``parts`` and ``name=value`` parameters, safe on every system.
+
+    Parameters
+    ----------
+    *parts
+        Leading words (model name, kind).
+    **parameters
+        ``name=value`` pairs, in the order given.
+
+    Returns
+    -------
+    str
+        Joined by ``-``; ``/`` and other unsafe characters become ``_``.
+
+    Examples
+    --------
+    >>> file_stem("sed", "heatmap", s=3, q="2/5", rho="9/10")
+    'sed-heatmap-s=3-q=2_5-rho=9_10'
+
+    Running time: O(total length).
+    """
+    words = [str(p) for p in parts if p not in (None, "")]
+    words += [f"{k}={v}" for k, v in parameters.items() if v not in (None, "")]
+    text = "-".join(words).replace("/", "_")
+    return re.sub(r"[^A-Za-z0-9_.+=-]+", "_", text).strip("_") or "picture"
+
+
+def save(picture: Picture, path: str) -> str:
+    """Write ``picture`` to ``path`` (PNG or SVG by its suffix); return the path.
+
+    Parameters
+    ----------
+    picture : Picture
+        A drawn picture (its figure is kept open).
+    path : str
+        Ends in ``.png`` or ``.svg``.
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ModelError
+        A suffix other than ``.png`` or ``.svg``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from symq import example_model
+    >>> picture = get("graph").draw(example_model("n"))
+    >>> path = save(picture, os.path.join(tempfile.mkdtemp(), "n.svg"))
+    >>> os.path.getsize(path) > 0
+    True
+    >>> close(picture)
+
+    Running time: matplotlib's rendering of the figure.
+    """
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in FORMATS:
+        raise ModelError(f"--output {path!r}: give a file name ending in .png or .svg")
+    directory = os.path.dirname(path)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    metadata = {"Date": None} if suffix == ".svg" else {}
+    picture.figure.savefig(path, format=suffix[1:], dpi=120, metadata=metadata,
+                           bbox_inches="tight")
+    return path
+
+
+def close(picture: Picture) -> None:
+    """Free the figure's memory."""
+    pyplot().close(picture.figure)

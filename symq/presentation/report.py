@@ -1,0 +1,531 @@
+r"""Derivation documents: everything symq knows about one model, in LaTeX or Markdown.
+A report has the model and its compatibility graph, the stability conditions, the nesting tree,
+the product form of each discipline with the theorem it comes from, the normalizing constant, idle
+probabilities and means (symbolic where that is cheap, always at the example values), response-time
+laws for nested models, and the verification summary (:func:`symq.engines.balance.verify`); quantities
+that symq cannot compute for the model are listed as such, never silently left out. The sections
+are built once as plain data (:class:`Section`) and rendered by :func:`render_latex` or
+:func:`render_markdown`; see docs/cli.md.
+
+Examples
+--------
+>>> from symq import model
+>>> from symq.presentation.report import build_report, render_markdown
+>>> text = render_markdown(build_report(model("n"), verify_jobs=2), "symq report: n")
+>>> print(text.splitlines()[0])
+# symq report: n
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import sympy
+
+from symq.errors import SymqError
+from symq.display import escape
+from symq.presentation.latex import document, math_block, set_latex, tikz_graph
+from symq.models.model import Model
+from symq.engines.nested import is_nested, nesting_tree
+from symq.queries.quantities import DISCIPLINES, QUANTITIES, flatten_result
+from symq.models.stability import stability_conditions, stability_report
+
+__all__ = ["Section", "build_report", "render_latex", "render_markdown", "example_values",
+           "write_report"]
+
+#: structured formulas (symq.engines.formulas) are shown for models up to this many servers
+SYMBOLIC_SERVER_LIMIT = 6
+
+#: what each quantity is, in LaTeX-ready words (the report's row and paragraph titles)
+_TITLES = {
+    "empty-probability": r"Probability that the system is empty, $P(\emptyset)$",
+    "normalizing-constant": r"Normalizing constant $G$ ($\pi(\text{state})=\text{product-form "
+                            r"term}/G$)",
+    "server-idle-probability": r"Probability that server $s$ is idle, $\psi_s$",
+    "mean-number": r"Mean number of jobs in the system, $L_c$ per class and $L$ in total",
+    "mean-response-time": r"Mean time in system, $T_c=L_c/\lambda_c$ per class and $T=L/\lambda$ "
+                          r"overall (Little's law)",
+    "response-time": r"Response-time distribution per class (LST, mean, variance, CDF)",
+    "response-time-survival": r"Response-time survival $P(T_c>t)$",
+    "waiting-time": r"Waiting-time distribution per class",
+    "waiting-time-survival": r"Waiting-time survival $P(W_c>t)$",
+}
+
+_STRUCTURED = ("empty-probability", "normalizing-constant", "server-idle-probability",
+               "mean-number", "mean-response-time")
+
+_G_NOTES = {
+    "alis": r"Under ALIS, $G_{\mathrm{ALIS}}=1/\pi(\emptyset,\emptyset)$, where "
+            r"$\pi(\emptyset,\emptyset)$ is the probability of the state with every server busy "
+            r"and no job waiting. The empty system is the set of states with every server idle, "
+            r"one for each order of the idle servers, of total probability "
+            r"$W_{\mathcal M}\,\pi(\emptyset,\emptyset)$: so $P(\emptyset)="
+            r"W_{\mathcal M}/G_{\mathrm{ALIS}}$, and $G_{\mathrm{ALIS}}$ is \emph{not} "
+            r"$1/P(\emptyset)$.",
+    "rais": r"Under RAIS the state records no idle order, so $G_{\mathrm{RAIS}}=1/P(\emptyset)$.",
+    "collaborative": r"In the collaborative model $G=1/\pi(\emptyset)$.",
+}
+
+_PRODUCT_FORMS = {
+    "collaborative": (
+        "Collaborative model (redundancy with cancel-on-completion; the order-independent queue), "
+        "[GR20] Theorem 3.3. State: the classes $c_1, \\dots, c_n$ of all jobs in arrival order.",
+        r"\pi(c_1,\dots,c_n) = \pi(\emptyset) \prod_{i=1}^{n} "
+        r"\frac{\lambda_{c_i}}{\mu(S(\{c_1,\dots,c_i\}))}"),
+    "alis": (
+        "Noncollaborative FCFS-ALIS, [GR20] Theorem 3.9 (Adan and Weiss). State: the classes of "
+        "the waiting jobs $c_1,\\dots,c_n$ and the idle servers $s_1,\\dots,s_k$ ($s_1$ idle "
+        "longest).",
+        r"\pi(\vec c_n, \vec s_k) = \pi(\emptyset) \prod_{i=1}^{n} "
+        r"\frac{\lambda_{c_i}}{\mu(S(\{c_1,\dots,c_i\}))} \prod_{j=1}^{k} "
+        r"\frac{\mu_{s_j}}{\lambda(C(\{s_1,\dots,s_j\}))}"),
+    "rais": (
+        "Noncollaborative FCFS-RAIS, [GR20] Theorem 3.10. State: the jobs in arrival order, a "
+        "waiting job written by its class and a job in service by its server; "
+        "$\\lambda^a_s(B)$ is the activation rate of idle server $s$ when $B$ is busy (canonical "
+        "routing unless another is given), $\\mu(\\vec z_i)$ the rate of the busy servers among "
+        "$z_1,\\dots,z_i$.",
+        r"\pi(z_1,\dots,z_m) = \pi(\emptyset) \prod_{i=1}^{m} "
+        r"\frac{\nu_i}{\mu(\vec z_i)}, \quad \nu_i = \lambda_{c} \text{ (waiting class } c),\ "
+        r"\nu_i = \lambda^a_{b}(B_{i-1}) \text{ (busy server } b)"),
+}
+
+
+@dataclass
+class Section:
+    """A titled list of blocks: ``("text", str)`` with inline ``$math$``, ``("math", latex)``,
+    ``("table", headers, rows)`` and ``("graph", model)``."""
+
+    title: str
+    blocks: list[tuple] = field(default_factory=list)
+
+    def text(self, value: str) -> "Section":
+        self.blocks.append(("text", value))
+        return self
+
+    def math(self, value: str) -> "Section":
+        self.blocks.append(("math", value))
+        return self
+
+
+def example_values(model: Model) -> dict[str, str]:
+    r"""The report's example rates: for ``w`` the W example of docs/cli.md and
+    docs/howto-python.md, $\lambda=(3/10, 1/5, 1/2)$ and $\mu=(1, 4/5)$ (collaborative
+    $P(\emptyset)=21/65$); otherwise :func:`symq.models.catalog.example_rates` (every server rate 1 and
+    every class rate $1/(2J)$, stable for every graph).
+
+    Parameters
+    ----------
+    model : Model
+        A model with symbolic rates.
+
+    Returns
+    -------
+    dict
+        ``{symbol name: exact rate string}``.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> example_values(model("n"))
+    {'lambda_1': '1/4', 'lambda_2': '1/4', 'mu_1': '1', 'mu_2': '1'}
+
+    Running time: O(J + M).
+    """
+    names = {s.name for s in model.symbols}
+    if model.name == "w" and names == {"lambda_1", "lambda_2", "lambda_3", "mu_1", "mu_2"}:
+        return {"lambda_1": "3/10", "lambda_2": "1/5", "lambda_3": "1/2", "mu_1": "1",
+                "mu_2": "4/5"}
+    from symq.models.catalog import example_rates
+    return example_rates(model)
+
+
+def _model_section(model: Model) -> Section:
+    section = Section("The model")
+    section.text(f"{len(model.classes)} job classes and {len(model.servers)} servers. Class $i$ "
+                 "arrives as a Poisson process of rate $\\lambda_i$ and can be served by the "
+                 "servers $S_i$; server $j$ works at exponential rate $\\mu_j$.")
+    rows = [[f"${escape(i)}$", f"${sympy.latex(model.arrival_rates[i])}$",
+             f"${set_latex(model.compatibility[i])}$"] for i in model.classes]
+    section.blocks.append(("table", ["class $i$", "$\\lambda_i$", "$S_i$"], rows))
+    rows = [[f"${escape(j)}$", f"${sympy.latex(model.service_rates[j])}$",
+             f"${set_latex(model.classes_of([j]))}$"] for j in model.servers]
+    section.blocks.append(("table", ["server $j$", "$\\mu_j$", "$C_j$"], rows))
+    section.blocks.append(("graph", model))
+    return section
+
+
+def _stability_section(model: Model, numeric: Model) -> Section:
+    section = Section("Stability")
+    section.text("The system is stable if and only if $\\lambda(A) < \\mu(S(A))$ for every "
+                 "non-empty set of classes $A$ ([GR20], section 2).")
+    if len(model.classes) <= 10 and not model.is_numeric:
+        conditions = stability_conditions(model)
+        lines = []
+        for a, b in conditions:  # symmetric rates make several sets read the same: print once
+            line = f"{sympy.latex(model.arrival_rate(a))} < {sympy.latex(model.service_rate(b))}"
+            if line not in lines:
+                lines.append(line)
+        section.text("The distinct conditions (sets that are closed, $A = R(S(A))$, and "
+                     "connected; the others are implied):")
+        section.math("\\begin{gather*}\n" + " \\\\\n".join(lines) + "\n\\end{gather*}")
+    report = stability_report(numeric)
+    verdict = "stable" if report.stable else "unstable"
+    section.text(f"At the example values the system is {verdict}: the tightest class set "
+                 f"${set_latex(report.classes)}$ brings ${sympy.latex(report.load)}$ to servers "
+                 f"${set_latex(report.servers)}$ of capacity ${sympy.latex(report.capacity)}$ "
+                 "(decided exactly by max-flow).")
+    return section
+
+
+def _nesting_section(model: Model) -> Section:
+    section = Section("Nesting")
+    if not is_nested(model):
+        section.text("The server sets $S_i$ are not a laminar family, so the model is not "
+                     "nested; the nested closed forms of [GR20] section 4 do not apply and symq "
+                     "uses the server-removal recursions instead.")
+        return section
+    tree = nesting_tree(model)
+    section.text("The server sets $S_i$ form a laminar family (the model is nested). Nesting "
+                 "tree, each set with its classes and the sets it contains:")
+    rows = [[f"${set_latex(sorted(s, key=model.servers.index))}$",
+             ", ".join(f"${escape(c)}$" for c in tree.nodes[s]["classes"]),
+             ", ".join(f"${set_latex(sorted(t, key=model.servers.index))}$"
+                       for t in tree.successors(s)) or "--"]
+            for s in sorted(tree.nodes, key=len)]
+    section.blocks.append(("table", ["server set", "classes", "contains"], rows))
+    return section
+
+
+def _product_form_section(disciplines: tuple[str, ...]) -> Section:
+    section = Section("Product forms")
+    for discipline in disciplines:
+        text, formula = _PRODUCT_FORMS[discipline]
+        section.text(text)
+        section.math(formula)
+    return section
+
+
+def _row_name(label: str) -> str:
+    """A result label (``per_class 1``, ``per_server 2``, ``total``, ``lst 1``) in words."""
+    if not label:
+        return "value"
+    key, _, rest = label.partition(" ")
+    word = {"per_class": "class", "per_server": "server", "lst": "LST, class",
+            "cdf": "CDF, class", "mean": "mean, class", "variance": "variance, class"
+            }.get(key, key.replace("_", " "))
+    return escape(f"{word} {rest}".strip())
+
+
+def _method_text(method: str) -> str:
+    """The method name with its few formula fragments set as math."""
+    text = escape(method)
+    for plain, math in (("prod(1 - rho\\_S)", r"$\prod_S(1-\rho_S)$"),
+                        ("Phi(B) D(B)", r"$\Phi(B)D(B)$"), ("O(M\textasciicircum{}3)", r"$O(M^3)$"),
+                        ("pi(state)", r"$\pi(\text{state})$"),
+                        (r"G(lambda - theta e\_i)/G(lambda)", r"$G(\lambda-\theta e_i)/G(\lambda)$")):
+        text = text.replace(plain, math)
+    return text
+
+
+def _quantity_blocks(section: Section, model: Model, numeric: Model, discipline: str,
+                     quantity: str, symbolic: bool, digits: int, shown: set[str]) -> None:
+    title = _TITLES.get(quantity, escape(QUANTITIES[quantity].capitalize()))
+    try:
+        from symq.queries.solve import solve
+        answer = solve(numeric, quantity, discipline, digits=digits, exact=True, no_limits=True)
+        method, value = answer.method, answer.items
+    except SymqError as error:
+        section.text(f"{title}: not available ({escape(str(error))}).")
+        return
+    section.text(rf"{title}. \emph{{Method:}} {_method_text(method)}.")
+    if quantity == "normalizing-constant":
+        section.text(_G_NOTES[discipline])
+    if symbolic:
+        from symq.engines.formulas import structured
+        formula = structured(model, quantity, discipline)
+        new = [d for d in formula.definitions if d.name not in shown and d.kind != "inline"]
+        names = formula.names
+        if not new:
+            given = ", ".join(f"${names[n]}$" for _, n in formula.result_names())
+            section.text(f"Structured formula: {given}, defined above.")
+        elif len(new) < len(formula.definitions):
+            section.text("Structured formula (with the quantities defined above):")
+        else:
+            section.text("Structured formula:")
+        if new:
+            section.math(formula.latex(skip=shown))
+        shown.update(d.name for d in formula.definitions)
+    rows = [[_row_name(label), f"${sympy.latex(v.exact)}$" if v.exact is not None
+             else "--", v.value] for label, v in flatten_result(value)]
+    section.blocks.append(("table", ["", "exact", f"{digits} digits"], rows))
+
+
+def _formula_notation(section: Section, discipline: str) -> None:
+    """The notation of the structured formulas of one discipline."""
+    common = (r"Server sets are written by their servers ($H_{12}$ belongs to $\{1,2\}$); "
+              r"$r_X=\mu(X)-\lambda(R(X))$ is the slack of $X$ and $\Lambda_I=\lambda(C(I))$ the "
+              r"arrival rate of the classes that a server of $I$ can serve. ")
+    words = {
+        "collaborative": r"$H_X$ are the collaborative (exact-cover) weights on the unions of "
+                         r"class server sets ([GR20] Thm 3.3, Props 6.2 and 6.3 corrected), "
+                         r"$F_Z$ the continuation weights of the mean numbers; for a nested "
+                         r"model, $\rho_S$ is the load of the nesting-tree node $S$ "
+                         r"([GR20] Thm 4.5).",
+        "alis": r"$W_I$ are the idle-order weights ([GR20] Thm 3.9) and $\Omega_I$ their sums "
+                r"over the subsets of $I$; $H_X$ the collaborative weights, $\hat H_Y$ their sums "
+                r"over subsets; $V_X$ and $Z_Q$ weight the jobs in queue and the jobs that start "
+                r"service on arrival (the matching rates).",
+        "rais": r"$\widetilde W_I$ are the idle-order weights without the service-rate factor, "
+                r"$D_B$ the busy-set weights ([GR20] Thm 3.10) and $D^c_B$ those of the class-$c$ "
+                r"jobs in queue; the mean numbers in service use the ALIS matching rates "
+                r"(the canonical routing has the same ones).",
+    }
+    section.text(common + words[discipline])
+
+
+def _verification_section(model: Model, disciplines: tuple[str, ...], max_jobs: int) -> Section:
+    section = Section("Verification")
+    section.text("Each product form is checked against the transitions of the verbal model: every "
+                 "global- and partial-balance equation of every state with at most "
+                 f"{max_jobs} jobs, with symbolic rates, simplified exactly.")
+    try:
+        from symq.engines.balance import verify
+    except ImportError:  # pragma: no cover - the verifier is part of symq
+        section.text("The balance verifier is not installed.")
+        return section
+    rows = []
+    for discipline in disciplines:
+        start = time.perf_counter()
+        try:
+            report = verify(model, discipline=discipline, max_jobs=max_jobs)
+        except SymqError as error:
+            rows.append([discipline, "--", "--", f"not checked: {escape(str(error))}"])
+            continue
+        verdict = "all residuals 0" if report.ok else f"{len(report.failures)} FAILING"
+        rows.append([discipline, str(report.states_checked), str(report.equations_checked),
+                     f"{verdict} ({time.perf_counter() - start:.1f} s)"])
+    section.blocks.append(("table", ["discipline", "states", "equations", "verdict"], rows))
+    return section
+
+
+def build_report(model: Model, discipline: str | None = None,
+                 values: Mapping[str, str] | None = None, digits: int = 30,
+                 verify_jobs: int = 3,
+                 progress: Callable[[int, int], None] | None = None) -> list[Section]:
+    """The sections of the derivation document of ``model``.
+
+    Parameters
+    ----------
+    model : Model
+        Symbolic rates (formulas and values at ``values``) or numeric ones (values only).
+    discipline : str, optional
+        One of ``collaborative``, ``alis``, ``rais``; all three by default.
+    values : mapping, optional
+        Exact values for the symbols; :func:`example_values` by default.
+    digits : int
+        Significant digits of the decimal values.
+    verify_jobs : int
+        Truncation of the balance check (0 skips it).
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each quantity and the balance check
+        (see :mod:`symq.progress`).
+
+    Returns
+    -------
+    list of Section
+        The model, stability, nesting, product forms, one section a discipline, references.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> sections = build_report(model("n"), "collaborative", verify_jobs=0)
+    >>> [s.title for s in sections][:3]
+    ['The model', 'Stability', 'Nesting']
+
+    Running time: one derivation and evaluation per quantity and discipline, plus the balance
+    check of :func:`symq.engines.balance.verify` at ``verify_jobs``.
+    """
+    disciplines = (discipline,) if discipline else DISCIPLINES
+    values = dict(values) if values else example_values(model)
+    numeric = model.substitute({k: v for k, v in values.items()
+                                if k in {s.name for s in model.symbols}})
+    symbolic = not model.is_numeric and len(model.servers) <= SYMBOLIC_SERVER_LIMIT
+    sections = [_model_section(model), _stability_section(model, numeric), _nesting_section(model),
+                _product_form_section(disciplines)]
+    shown = ", ".join(f"${sympy.latex(sympy.Symbol(k))} = {sympy.latex(sympy.Rational(v))}$"
+                      for k, v in values.items())
+    steps = len(disciplines) * len(QUANTITIES) + bool(verify_jobs)
+    step = 0
+    for d in disciplines:
+        section = Section(f"Performance: {d}")
+        if values:
+            section.text(f"Values at {shown}." + (" Each quantity is given by a structured "
+                                                  "formula for symbolic rates (named "
+                                                  "intermediate quantities, then the quantity), "
+                                                  "and its value at these rates."
+                                                  if symbolic else ""))
+        if symbolic:
+            _formula_notation(section, d)
+        defined: set[str] = set()
+        for quantity in QUANTITIES:
+            step += 1
+            if progress is not None:
+                progress(step - 1, steps)
+            if quantity == "response-time" and not is_nested(model):
+                continue
+            formula = symbolic and quantity in _STRUCTURED
+            _quantity_blocks(section, model, numeric, d, quantity, formula, digits, defined)
+        sections.append(section)
+    if verify_jobs:
+        sections.append(_verification_section(model, disciplines, verify_jobs))
+    if progress is not None:
+        progress(steps, steps)
+    references = Section("References")
+    references.text("[GR20] K. Gardner and R. Righter, Product forms for FCFS queueing models with "
+                    "arbitrary server-job compatibilities: an overview, Queueing Systems 96 (2020) "
+                    "3--51, arXiv:2006.05979.")
+    sections.append(references)
+    return sections
+
+
+# ------------------------------------------------------------------------------ rendering
+def _latex_table(headers: list[str], rows: list[list[str]]) -> str:
+    spec = "l" * len(headers)
+    lines = [r"\begin{center}", r"\renewcommand{\arraystretch}{2.2}",
+             # a table wider than the text (long exact laws) is scaled down to fit
+             r"\resizebox{\ifdim\width>\textwidth\textwidth\else\width\fi}{!}{%",
+             rf"\begin{{tabular}}{{{spec}}}", r"\hline",
+             " & ".join(headers) + r" \\", r"\hline"]
+    lines += [" & ".join(row) + r" \\" for row in rows]
+    lines += [r"\hline", r"\end{tabular}}", r"\end{center}"]
+    return "\n".join(lines)
+
+
+def render_latex(sections: list[Section], title: str) -> str:
+    """A complete LaTeX document (compiles with pdflatex).
+
+    Parameters
+    ----------
+    sections : list of Section
+        From :func:`build_report`.
+    title : str
+        Plain text.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(render_latex([Section("Intro").text("Hello.")], "A").splitlines()[0])
+    \\documentclass[11pt]{article}
+
+    Running time: O(size of the sections).
+    """
+    body = []
+    for section in sections:
+        body.append(rf"\section{{{escape(section.title)}}}")
+        for block in section.blocks:
+            kind = block[0]
+            if kind == "text":
+                body.append(block[1] + "\n")
+            elif kind == "math":
+                body.append(math_block(block[1]))
+            elif kind == "table":
+                body.append(_latex_table(block[1], block[2]))
+            elif kind == "graph":
+                body.append("\\begin{center}\n" + tikz_graph(block[1]) + "\n\\end{center}")
+    return document(title, "\n".join(body))
+
+
+def render_markdown(sections: list[Section], title: str | None = None) -> str:
+    """The same document in Markdown with ``$...$`` math.
+
+    Parameters
+    ----------
+    sections : list of Section
+        From :func:`build_report`.
+    title : str, optional
+        The level-1 heading.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(render_markdown([Section("Intro").text("Hello.")], "A"))
+    # A
+    <BLANKLINE>
+    ## Intro
+    <BLANKLINE>
+    Hello.
+    <BLANKLINE>
+
+    Running time: O(size of the sections).
+    """
+    lines = [f"# {title or 'symq report'}", ""]
+    for section in sections:
+        lines += [f"## {section.title}", ""]
+        for block in section.blocks:
+            kind = block[0]
+            if kind == "text":
+                lines += [block[1], ""]
+            elif kind == "math":
+                lines += ["$$", block[1], "$$", ""]
+            elif kind == "table":
+                lines.append("| " + " | ".join(block[1]) + " |")
+                lines.append("|" + "---|" * len(block[1]))
+                lines += ["| " + " | ".join(row) + " |" for row in block[2]]
+                lines.append("")
+            elif kind == "graph":
+                m = block[1]
+                lines += ["Compatibility graph (class -- servers): " + "; ".join(
+                    f"{i} -- {{{', '.join(m.compatibility[i])}}}" for i in m.classes), ""]
+    return "\n".join(lines)
+
+
+def write_report(model: Model, label: str, output: str | None = None, markdown: bool = False,
+                 **options: Any) -> str:
+    """Build and render the report; write it to ``output`` when given; return the text.
+
+    Parameters
+    ----------
+    model : Model
+        As :func:`build_report`.
+    label : str
+        The model's name in the title.
+    output : str, optional
+        A file path; ``.md`` or ``markdown=True`` writes Markdown, else LaTeX.
+    markdown : bool
+        Markdown instead of LaTeX.
+    **options
+        Passed to :func:`build_report`.
+
+    Returns
+    -------
+    str
+        The rendered document.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> text = write_report(model("n"), "n", markdown=True, discipline="collaborative",
+    ...                     verify_jobs=0)
+    >>> text.splitlines()[0]
+    '# symq report: n'
+
+    Running time: that of :func:`build_report`, plus the rendering.
+    """
+    if output and output.endswith(".md"):
+        markdown = True
+    sections = build_report(model, **options)
+    title = f"symq report: {label}"
+    text = render_markdown(sections, title) if markdown else render_latex(sections, title)
+    if output:
+        with open(output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    return text

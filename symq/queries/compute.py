@@ -1,0 +1,76 @@
+r"""The compute functions of the route table's rows (:data:`symq.queries.routes.ROUTES`): each
+takes one request and calls its engine. Every function has the signature
+``compute(model, quantity, discipline, route, options)`` and returns the result in the shape of
+:func:`symq.queries.quantities.flatten_result` (one value, ``{"total", "per_class"}``,
+``{"per_server"}``, or the response-time shape ``{"lst", "mean", "variance", "cdf"}``): sympy
+values for the symbolic and exact arithmetics, :class:`~symq.arithmetic.numeric.Evaluated` values
+for the certified ones, a :class:`~symq.engines.formulas.Structured` for ``formulas``.
+
+Examples
+--------
+>>> from symq import example_model
+>>> from symq.queries.routes import route_named
+>>> structural(example_model("n"), "empty-probability", "collaborative", route_named("nested"), {})
+9/14
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from symq.models.model import Model
+
+__all__ = ["uninformed", "nested_response_time", "tagged_job", "formulas", "structural",
+           "certified", "ENGINE_FUNCTIONS"]
+
+#: quantity -> the function of :mod:`symq.engines.normalization` that computes it
+ENGINE_FUNCTIONS = {"empty-probability": "empty_probability",
+                    "normalizing-constant": "normalizing_constant",
+                    "server-idle-probability": "server_idle_probability",
+                    "mean-number": "mean_number", "mean-response-time": "mean_response_time"}
+
+
+def uninformed(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
+    """Cabral's closed forms (:mod:`symq.studies.uninformed.handlers`)."""
+    from symq.studies.uninformed import QUANTITY_HANDLERS
+    return QUANTITY_HANDLERS[quantity][0](model)
+
+
+def nested_response_time(model: Model, quantity: str, discipline: str, route: Any,
+                         options: dict) -> Any:
+    """The laws of :func:`symq.engines.aggregated.response_time_quantity`."""
+    from symq.engines.aggregated import response_time_quantity
+    return response_time_quantity(model, discipline)
+
+
+def tagged_job(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
+    """The tagged-job laws: exact formulas (:func:`symq.queries.response_time.derive_quantity`),
+    or with ``options["digits"]`` on numeric rates what ``symq evaluate`` prints (certified
+    survival, percentiles, the serving server)."""
+    from symq.queries.response_time import derive_quantity, evaluate_request
+    if options.get("digits") is not None and model.is_numeric:
+        return evaluate_request(model, quantity, discipline, options["digits"],
+                                time=options.get("time"), percentile=options.get("percentile"))
+    return derive_quantity(model, quantity, discipline)
+
+
+def formulas(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
+    """The structured formula (:func:`symq.engines.formulas.structured`)."""
+    from symq.engines.formulas import structured
+    return structured(model, quantity, discipline)
+
+
+def structural(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
+    """The exact normalization engines with ``method=route.name``
+    (:func:`symq.engines.normalization.entry.values`)."""
+    from symq.engines import normalization
+    function = getattr(normalization, ENGINE_FUNCTIONS[quantity])
+    return function(model, discipline, method=route.name)
+
+
+def certified(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
+    """Certified digits (:func:`symq.engines.normalization.certified.certified_quantity`): the
+    fixed-point kernels for the ``interval`` row, balls for ``ball``."""
+    from symq.engines.normalization.certified import certified_quantity
+    return certified_quantity(model, quantity, discipline, options.get("digits") or 30,
+                              kernels=route.name == "interval")

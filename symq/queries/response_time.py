@@ -1,0 +1,296 @@
+r"""The quantities ``response-time``, ``response-time-survival``, ``waiting-time`` and
+``waiting-time-survival`` of the command line, for every graph and discipline.
+
+* :func:`derive_quantity` -- the exact formulas: per class the LST (in ``theta``), mean,
+  variance and CDF (in ``t``), or the survival function $P(T_c>t)$. Symbolic rates are handled
+  for models of at most :data:`SYMBOLIC_SERVERS` server and :data:`SYMBOLIC_CLASSES` classes (nested collaborative
+  models of any size keep the Thm 4.5 handler of :mod:`symq.engines.aggregated`, and classes whose
+  servers share one rate the Cor 4.8 one); numeric rates for any graph up to 12 servers.
+* :func:`evaluate_request` -- what ``symq evaluate`` prints: certified decimals, the survival at
+  ``--time T`` and the ``--percentile P`` per class; for ALIS/RAIS also the law of the server
+  that serves a job of each class.
+
+Examples
+--------
+>>> import symq
+>>> from symq.queries.response_time import evaluate_request
+>>> out = evaluate_request(symq.example_model("w"), "response-time-survival", "alis", 8, time="1")
+>>> {c: v.value for c, v in out["per_class"].items()}
+{'1': '0.47870121', '2': '0.55841470', '3': '0.44004752'}
+
+Running time: that of :mod:`symq.engines.response_time.laws`, plus one certified evaluation per class.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+from symq.engines.distributions import THETA, TIME
+from symq.errors import ModelError, UnsupportedError
+from symq.models.model import Model
+from symq.arithmetic.numeric import decimal_string
+from symq.engines.response_time.laws import DISCIPLINES, field_lst, response_time_law, server_law, waiting_time_law
+
+__all__ = ["NEW_QUANTITIES", "SYMBOLIC_SERVERS", "derive_quantity", "evaluate_request",
+           "check_options", "METHODS"]
+
+NEW_QUANTITIES = {
+    "response-time-survival": "P(T_c > t) per class (evaluate at --time T)",
+    "waiting-time": "distribution of the time before service starts, per class: LST, mean, "
+                    "variance, CDF",
+    "waiting-time-survival": "P(W_c > t) per class (evaluate at --time T)",
+}
+SYMBOLIC_SERVERS = 1
+SYMBOLIC_CLASSES = 2
+_KIND = {"response-time": "response", "response-time-survival": "response",
+         "waiting-time": "waiting", "waiting-time-survival": "waiting"}
+
+METHODS = {
+    "collaborative": "tagged job: response LST G(lambda - theta e_i)/G(lambda) (distributional "
+                     "Little law on Thm 6.1's per-class law), wait by Prop 5.5/Cor 5.7 DP",
+    "alis": "tagged job: wait jointly with the serving server by a three-phase DP over Thm 5.1's "
+            "(b, n) law (Thm 5.4 corrected), then Exp(mu_s) service",
+    "rais": "tagged job: wait jointly with the serving server by a three-phase DP over Thm 5.1's "
+            "(b, n) law (Thm 5.4 corrected), then Exp(mu_s) service; routing: canonical "
+            "(ALIS-averaged)",
+}
+
+
+def _symbolic_terms(expr: sympy.Expr) -> tuple[sympy.Expr, list[tuple[sympy.Expr, int, sympy.Expr]]]:
+    """``(atom, [(r, j, A)])`` with LST ``= atom + sum A/(theta + r)^j``, for a denominator that
+    splits into factors linear in theta (else :class:`UnsupportedError`)."""
+    num, den = sympy.fraction(sympy.cancel(expr))
+    pn, pd = sympy.Poly(num, THETA), sympy.Poly(den, THETA)
+    atom = pn.LC() / pd.LC() if pn.degree() == pd.degree() else sympy.Integer(0)
+    _, factors = sympy.factor_list(den, THETA)
+    items = []
+    for factor, m in factors:
+        p = sympy.Poly(factor, THETA)
+        if p.degree() == 0:
+            continue
+        if p.degree() != 1:
+            raise UnsupportedError("the CDF has no closed form in the rates here (irrational "
+                                   "poles); evaluate it at numeric rates")
+        r = sympy.cancel(p.all_coeffs()[1] / p.all_coeffs()[0])
+        core = sympy.cancel(expr * (THETA + r) ** m)
+        for j in range(m, 0, -1):
+            order = m - j
+            value = sympy.diff(core, THETA, order).subs(THETA, -r) / sympy.factorial(order)
+            value = sympy.factor(sympy.cancel(value))
+            if value != 0:
+                items.append((r, j, value))
+    return atom, items
+
+
+def _symbolic_survival(expr: sympy.Expr, t: Any = TIME) -> sympy.Expr:
+    _, items = _symbolic_terms(expr)
+    return sympy.Add(*(a * sympy.exp(-r * t) * sympy.Add(*(t**i / (sympy.factorial(i) * r**(j - i))
+                                                           for i in range(j)))
+                       for r, j, a in items))
+
+
+def _symbolic_lst(model: Model, job_class: str, discipline: str, kind: str) -> sympy.Expr:
+    if len(model.servers) > SYMBOLIC_SERVERS or len(model.classes) > SYMBOLIC_CLASSES:
+        # the N model (2 servers, 2 classes) already takes minutes in sympy's factor and apart
+        raise UnsupportedError(f"the {kind}-time law with symbolic rates is not available for "
+                               f"models of more than {SYMBOLIC_SERVERS} server or "
+                               f"{SYMBOLIC_CLASSES} classes (the formulas grow fast); evaluate "
+                               "it at numeric rates (model.substitute in Python, --set on the "
+                               "command line)")
+    return sympy.factor(field_lst(model, job_class, discipline, kind).as_expr())
+
+
+def _law(model: Model, job_class: str, discipline: str, kind: str):
+    function = response_time_law if kind == "response" else waiting_time_law
+    return function(model, job_class, discipline)
+
+
+def derive_quantity(model: Model, quantity: str, discipline: str = "collaborative") -> dict:
+    """The exact result of ``quantity``: ``{"lst", "mean", "variance", "cdf"}`` per class, or
+    ``{"per_class": {c: P(T_c > t)}}`` for the survival quantities.
+
+    Parameters
+    ----------
+    model : Model
+        Symbolic rates (small models) or numeric ones.
+    quantity : str
+        ``response-time``, ``waiting-time`` or their ``-survival`` forms.
+    discipline : str
+        ``collaborative``, ``alis`` or ``rais``.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    UnsupportedError
+        Symbolic rates on a model too large, or a closed form that does not exist.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> list(derive_quantity(example_model("n"), "response-time"))
+    ['lst', 'mean', 'variance', 'cdf']
+
+    Running time: one law per class (:mod:`symq.engines.response_time.laws`), plus partial fractions.
+    """
+    kind = _KIND[quantity]
+    survival = quantity.endswith("-survival")
+    out: dict[str, dict[str, Any]] = {}
+    for c in model.classes:
+        if model.is_numeric:
+            law = _law(model, c, discipline, kind)
+            row = {"lst": law.lst_expr(THETA), "mean": sympy.Rational(law.mean()),
+                   "variance": sympy.Rational(law.variance()), "survival": law.survival_expr(TIME)}
+        else:
+            lst = _symbolic_lst(model, c, discipline, kind)
+            first = sympy.diff(lst, THETA).subs(THETA, 0)
+            second = sympy.diff(lst, THETA, 2).subs(THETA, 0)
+            row = {"lst": lst, "mean": sympy.factor(-first),
+                   "variance": sympy.factor(sympy.cancel(second - first**2)),
+                   "survival": _symbolic_survival(lst)}
+        if survival:
+            out.setdefault("per_class", {})[c] = row["survival"]
+        else:
+            for key in ("lst", "mean", "variance"):
+                out.setdefault(key, {})[c] = row[key]
+            out.setdefault("cdf", {})[c] = 1 - row["survival"]
+    return out
+
+
+def _evaluated(exact: Any, value: str):
+    from symq.arithmetic.numeric import Evaluated
+    return Evaluated(exact, value)
+
+
+def _time(text: Any) -> Fraction:
+    from symq.models.rates import parse_value  # the safe grammar: outside text is never evaluated
+    try:
+        value = parse_value(text, "--time")
+    except (ModelError, TypeError):
+        value = None
+    if value is None or str(text).strip() == "" or not value.is_Rational:
+        raise ModelError(f"--time {text!r} is not an exact number (write 1, 3/2 or 0.5)")
+    if value < 0:
+        raise ModelError(f"--time must be non-negative, not {text}")
+    return Fraction(int(value.p), int(value.q))
+
+
+def _percent(text: Any) -> Fraction:
+    value = _time(text) if not isinstance(text, Fraction) else text
+    if not 0 < value < 100:
+        raise ModelError(f"--percentile must lie strictly between 0 and 100, not {text}")
+    return value
+
+
+def check_options(quantity: str, time: Any = None, percentile: Any = None) -> bool:
+    """Check ``--time`` and ``--percentile`` against the quantity; whether it is one of the
+    response-time or waiting-time quantities.
+
+    Raises
+    ------
+    ModelError
+        ``--time`` or ``--percentile`` with a quantity that takes none, or a survival
+        quantity without ``--time``.
+
+    Examples
+    --------
+    >>> check_options("mean-number"), check_options("response-time-survival", time="1")
+    (False, True)
+    """
+    if quantity not in _KIND:
+        if time is not None or percentile is not None:
+            raise ModelError("--time and --percentile apply to the response-time and waiting-time "
+                             "quantities only")
+        return False
+    kind = _KIND[quantity]
+    survival = quantity.endswith("-survival")
+    if survival and time is None:
+        raise ModelError(f"{quantity} needs --time T (a non-negative exact number)")
+    if not survival and time is not None:
+        raise ModelError(f"--time applies to {kind}-time-survival; {quantity} gives the whole law")
+    if survival and percentile is not None:
+        raise ModelError(f"--percentile applies to {kind}-time, not to {quantity}")
+    return True
+
+
+def evaluate_request(model: Model, quantity: str, discipline: str, digits: int,
+                     time: Any = None, percentile: Any = None):
+    """What ``symq evaluate`` prints for the response/waiting-time quantities: a mapping with
+    :class:`~symq.queries.quantities.Evaluated` leaves, or ``None`` when the standard route (the
+    registered handler, then :func:`symq.queries.quantities.evaluate`) should be used.
+
+    Parameters
+    ----------
+    model : Model
+        Numeric rates.
+    quantity : str
+        The quantity asked for.
+    discipline : str
+        ``collaborative``, ``alis`` or ``rais``.
+    digits : int
+        Certified significant digits.
+    time, percentile : optional
+        ``--time`` and ``--percentile`` of the command.
+
+    Returns
+    -------
+    dict or None
+
+    Raises
+    ------
+    ModelError
+        ``--time`` or ``--percentile`` with a quantity that takes none, a missing ``--time``, or
+        bad values.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> evaluate_request(example_model("n"), "mean-number", "collaborative", 5) is None
+    True
+
+    Running time: that of the laws, plus one certified evaluation per class.
+    """
+    if not check_options(quantity, time, percentile):
+        return None
+    if discipline not in DISCIPLINES:
+        raise ModelError(f"unknown discipline {discipline!r}; available: {', '.join(DISCIPLINES)}")
+    kind = _KIND[quantity]
+    survival = quantity.endswith("-survival")
+    if not model.is_numeric:
+        names = ", ".join(sorted(s.name for s in model.symbols))
+        raise ModelError(f"evaluate needs a value for every symbol; missing: {names} "
+                         "(give each with --set NAME=VALUE)")
+    laws = {c: _law(model, c, discipline, kind) for c in model.classes}
+    if survival:
+        t = _time(time)
+        out = {}
+        for c, law in laws.items():
+            exact = law.survival_expr(sympy.Rational(t.numerator, t.denominator)) \
+                if law.is_closed_form else None
+            out[c] = _evaluated(exact, law.survival_value(t, digits))
+        return {"per_class": out}
+    result: dict[str, dict[str, Any]] = {"lst": {}, "mean": {}, "variance": {}, "cdf": {}}
+    for c, law in laws.items():
+        mean, variance = sympy.Rational(law.mean()), sympy.Rational(law.variance())
+        result["lst"][c] = _evaluated(law.lst_expr(THETA), "")
+        result["mean"][c] = _evaluated(mean, decimal_string(mean, digits))
+        result["variance"][c] = _evaluated(variance, decimal_string(variance, digits))
+        result["cdf"][c] = _evaluated(law.cdf_expr(TIME), "")
+    if kind == "waiting":
+        result["atom"] = {c: _evaluated(sympy.Rational(law.atom), decimal_string(
+            sympy.Rational(law.atom), digits)) for c, law in laws.items()}
+    if discipline != "collaborative" and kind == "response":
+        result["server"] = {}
+        for c in model.classes:
+            for s, p in server_law(model, c, discipline).items():
+                result["server"][f"{c}->{s}"] = _evaluated(p, decimal_string(p, digits))
+    if percentile is not None:
+        p = _percent(percentile)
+        result["percentile"] = {c: _evaluated(None, law.percentile(p, digits))
+                                for c, law in laws.items()}
+    return result

@@ -1,0 +1,325 @@
+r"""The front door: :func:`solve` answers any request (a model, a quantity, a discipline, values and
+digits) through the route table (:mod:`symq.queries.routes`) and returns a :class:`Result` that
+says which route ran and in which arithmetic. ``symq evaluate`` and ``symq derive`` are this
+call and a print; the per-quantity functions of :mod:`symq.queries.quantities`
+(:func:`symq.empty_probability`, :func:`symq.mean_number`, ...) are wrappers of it.
+
+Examples
+--------
+>>> import symq
+>>> r = symq.solve("w", "empty-probability", "alis", values={"lambda_1": "3/20",
+...     "lambda_2": "1/10", "lambda_3": "1/4", "mu_1": 1, "mu_2": "4/5"}, digits=12)
+>>> r.value, r.exact, r.route, r.arithmetic
+('0.545230263158', 663/1216, 'subset-dp', 'exact')
+>>> r = symq.solve(symq.example_model("w"), "mean-number", "alis", digits=12, exact=False)
+>>> r.per_class["3"].value, r.route, r.arithmetic
+('0.301353744939', 'interval', 'interval')
+>>> symq.solve("w", "empty-probability", "alis").route
+'formulas'
+"""
+
+from __future__ import annotations
+
+from argparse import Namespace
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy
+
+from symq.arithmetic.numeric import Evaluated, decimal_string
+from symq.errors import ModelError, TooLargeError, UnsupportedError
+from symq.models.model import Model
+
+__all__ = ["solve", "Result", "flatten_result"]
+
+
+@dataclass(eq=False)
+class Result:
+    """The answer to a request: the values, the model they belong to, and the route that ran.
+
+    ``items`` holds the values in the quantity's shape (one value, ``{"total", "per_class"}``,
+    ``{"per_server"}`` or the response-time shape): :class:`~symq.arithmetic.numeric.Evaluated`
+    leaves (``.value`` the decimal string with ``digits`` correct digits, ``.exact`` the rational
+    or ``None`` when certified) for numeric rates, sympy expressions for symbolic ones (``form=
+    "expression"``); ``formula`` the :class:`~symq.engines.formulas.Structured` formula of the
+    ``structured`` arithmetic.
+    """
+
+    model: Model
+    quantity: str
+    discipline: str
+    digits: int | None
+    route: str
+    method: str
+    arithmetic: str
+    items: Any = None
+    formula: Any = None
+    notes: list[str] = field(default_factory=list)
+
+    # ------------------------------------------------------------------ parts
+    def _part(self, key: str) -> Any:
+        if isinstance(self.items, Mapping) and key in self.items:
+            return self.items[key]
+        return None
+
+    @property
+    def total(self) -> Any:
+        """The overall value (``Evaluated``) of a per-class quantity, else ``None``."""
+        return self._part("total")
+
+    @property
+    def per_class(self) -> Any:
+        """``{class: Evaluated}`` of a per-class quantity, else ``None``."""
+        return self._part("per_class")
+
+    @property
+    def per_server(self) -> Any:
+        """``{server: Evaluated}`` of the idle probabilities, else ``None``."""
+        return self._part("per_server")
+
+    @property
+    def value(self) -> str | None:
+        """The decimal string of a one-value result (the total of a per-class one)."""
+        leaf = self.total if self.total is not None else self.items
+        return leaf.value if isinstance(leaf, Evaluated) else None
+
+    @property
+    def exact(self) -> Any:
+        """The exact value: a rational or expression for one value, the shape of exact values
+        for a mapping (``None`` where certified), the expanded values of a structured formula."""
+        if self.formula is not None:
+            return self.formula.expanded_values()
+        return _map(self.items, lambda leaf: leaf.exact if isinstance(leaf, Evaluated) else leaf)
+
+    def __getitem__(self, key: str) -> Any:
+        if not isinstance(self.items, Mapping):
+            raise KeyError(key)
+        return self.items[key]
+
+    def keys(self):
+        return self.items.keys() if isinstance(self.items, Mapping) else ()
+
+    def leaves(self) -> list[tuple[str, Any]]:
+        """``[(label, leaf)]`` as ``symq evaluate`` prints them."""
+        return flatten_result(self.items)
+
+    def as_json(self) -> dict[str, Any]:
+        """The JSON fields of ``symq evaluate --json`` (``result`` in the quantity's shape)."""
+        return {"quantity": self.quantity, "discipline": self.discipline, "route": self.route,
+                "method": self.method, "arithmetic": self.arithmetic, "digits": self.digits,
+                "result": _map(self.items, _leaf_json)}
+
+    def __repr__(self) -> str:
+        shown = self.value if self.value is not None else (
+            "structured formula" if self.formula is not None else "...")
+        return (f"Result({self.quantity}, {self.discipline}, route={self.route!r}, "
+                f"arithmetic={self.arithmetic!r}, value={shown})")
+
+    def _repr_latex_(self) -> str | None:
+        if self.formula is not None:
+            return self.formula._repr_latex_() if hasattr(self.formula, "_repr_latex_") else None
+        if isinstance(self.items, Evaluated):
+            return self.items._repr_latex_()
+        return None
+
+    def _repr_html_(self) -> str | None:
+        if not isinstance(self.items, Mapping):
+            return None
+        from html import escape
+        rows = "".join(f"<tr><td>{escape(label)}</td><td>{escape(_leaf_text(leaf))}</td></tr>"
+                       for label, leaf in self.leaves())
+        caption = escape(f"{self.quantity}, {self.discipline} (route {self.route}, "
+                         f"{self.arithmetic})")
+        return f"<table><caption>{caption}</caption>{rows}</table>"
+
+
+def flatten_result(result: Any) -> list[tuple[str, Any]]:
+    """``[(label, value)]`` of a quantity: one unlabelled entry, or one per class/server, e.g.
+    ``("per_class 1", expr)``.
+
+    Parameters
+    ----------
+    result : sympy.Expr or mapping
+        What :func:`derive` or :func:`evaluate` returned.
+
+    Returns
+    -------
+    list of (str, object)
+
+    Examples
+    --------
+    >>> flatten_result({"per_class": {"1": 1, "2": 2}})
+    [('per_class 1', 1), ('per_class 2', 2)]
+
+    Running time: O(number of entries).
+    """
+    if not isinstance(result, Mapping):
+        return [("", result)]
+    rows = []
+    for key, part in result.items():
+        if isinstance(part, Mapping):
+            rows += [(f"{key} {name}", value) for name, value in part.items()]
+        else:
+            rows.append((key, part))
+    return rows
+
+
+def _leaf_text(leaf: Any) -> str:
+    if isinstance(leaf, Evaluated):
+        return leaf.value or str(leaf.exact)
+    return str(leaf)
+
+
+def _leaf_json(leaf: Any) -> Any:
+    if isinstance(leaf, Evaluated):
+        return leaf.as_json()
+    return {"expr": str(leaf), "latex": sympy.latex(leaf)}
+
+
+def _map(shape: Any, leaf) -> Any:
+    if isinstance(shape, Mapping):
+        return {key: _map(part, leaf) for key, part in shape.items()}
+    return leaf(shape)
+
+
+def _evaluated(value: Any, digits: int) -> Evaluated:
+    """An exact leaf as :class:`Evaluated` with its digits (functions of theta or t: none)."""
+    if isinstance(value, Evaluated):
+        return value
+    value = sympy.sympify(value)
+    if value.free_symbols:
+        return Evaluated(value, "")
+    return Evaluated(value, decimal_string(value, digits))
+
+
+def _limits(max_work: int | None, no_limits: bool, limits: Any) -> Any:
+    if limits is not None:
+        return limits
+    return Namespace(max_work=max_work, no_limits=no_limits)
+
+
+def _check_work(route, model: Model, quantity: str, discipline: str, arithmetic: str,
+                what: str, limits: Any) -> None:
+    from symq.limits import LIMITS, check, limit_value, number_text
+    name, work = route.estimate(model, quantity, discipline, arithmetic)
+    limit = limit_value(name, limits)
+    if work is None:  # counting stopped past the cap
+        if limit is None:
+            return
+        raise TooLargeError(f"too large: {what} needs more than {number_text(limit)} "
+                            f"{LIMITS[name].unit} (route {route.name}); pass --max-work N with a "
+                            "larger N to go ahead, or --no-limits")
+    check(name, work, f"{what} (route {route.name})", limit)
+
+
+def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
+          values: Mapping[str, Any] | None = None, digits: int = 30, exact: bool | None = None,
+          method: str = "auto", form: str = "structured", time: Any = None,
+          percentile: Any = None, max_work: int | None = None, no_limits: bool = False,
+          limits: Any = None, what: str | None = None) -> Result:
+    """Answer a request through the route table.
+
+    Parameters
+    ----------
+    model : Model, str or Path
+        A model, a built-in name (``"w"``, ``"ring:4"``) or the path of a TOML file.
+    quantity : str
+        A name of :data:`symq.queries.routes.QUANTITIES` (``"mean-number"``, ...).
+    discipline : str
+        ``"collaborative"``, ``"alis"`` or ``"rais"``.
+    values : mapping, optional
+        Exact values of rate names (``{"lambda_1": "3/10"}``); names not in the model are an
+        error.
+    digits : int
+        Correct significant digits of every decimal value.
+    exact : bool or None
+        Exact rationals (``True``), certified digits only (``False``), or exact where cheap and
+        certified otherwise (``None``).
+    method : str
+        ``"auto"`` or the name of a route (``symq routes`` lists them).
+    form : str
+        With symbolic rates: ``"structured"`` (named definitions, the default) or
+        ``"expression"`` (one sympy expression per value).
+    time, percentile : optional
+        ``--time`` of the survival quantities, ``--percentile`` of the response-time laws.
+    max_work, no_limits, limits : optional
+        Raise or lift the work limits of :mod:`symq.limits` (``limits``: the command line's
+        parsed arguments).
+    what : str, optional
+        The request as the user wrote it, for error messages.
+
+    Returns
+    -------
+    Result
+        With ``.route`` and ``.arithmetic`` naming what ran.
+
+    Raises
+    ------
+    ModelError
+        Unknown names, a forced method that does not apply, values for names the model lacks.
+    UnstableModelError
+        Numeric rates that make the model unstable.
+    TooLargeError
+        The route's work estimate is past its limit.
+    UnsupportedError
+        No route serves the request.
+
+    Examples
+    --------
+    >>> r = solve("n", "mean-number", values={"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": 1,
+    ...                                       "mu_2": 1}, digits=8)
+    >>> r.per_class["1"], r.route
+    (Evaluated(exact=5/14, value='0.35714286'), 'nested')
+
+    Running time: that of the route (``symq routes``), after its estimate.
+    """
+    from symq.models.catalog import as_model
+    from symq.queries.routes import arithmetic_for, select
+
+    model = as_model(model)
+    if values:
+        model = _with_values(model, values)
+    if model.is_empty:
+        raise ModelError("the model has no class; give it at least one class and server")
+    if form not in ("structured", "expression"):
+        raise ModelError(f"unknown form {form!r}; available: structured, expression")
+    what = what or f"{quantity} of model {model.name or 'given'} ({discipline})"
+    arithmetic = arithmetic_for(model, quantity, discipline, exact, form)
+    route = select(model, quantity, discipline, arithmetic, method)
+    if arithmetic == "structured" and "structured" not in route.arithmetics:
+        arithmetic = "symbolic"
+    _check_work(route, model, quantity, discipline, arithmetic, what,
+                _limits(max_work, no_limits, limits))
+    if model.is_numeric:
+        from symq.engines.normalization.entry import check_stability_fast
+        check_stability_fast(model)
+    options = {"digits": digits if model.is_numeric else None, "time": time,
+               "percentile": percentile}
+    notes = []
+    try:
+        raw = route.function()(model, quantity, discipline, route, options)
+    except UnsupportedError as error:
+        if arithmetic not in ("interval", "ball"):
+            raise
+        notes.append(f"certified digits failed ({error}); the exact route answered")
+        arithmetic = "exact"
+        route = select(model, quantity, discipline, arithmetic, "auto")
+        raw = route.function()(model, quantity, discipline, route, options)
+    result = Result(model, quantity, discipline, digits if model.is_numeric else None,
+                    route.name, route.method(model, quantity, discipline), arithmetic,
+                    notes=notes)
+    if arithmetic == "structured":
+        result.formula = raw
+    elif model.is_numeric:
+        result.items = _map(raw, lambda leaf: _evaluated(leaf, digits))
+    else:
+        result.items = raw
+    return result
+
+
+def _with_values(model: Model, values: Mapping[str, Any]) -> Model:
+    from symq.models.rates import check_names, value_names
+    values = value_names(values)
+    check_names(values, model.symbols, "the model")
+    return model.substitute(values)
