@@ -70,8 +70,7 @@ class Builder:
         short = all(len(s) == 1 for s in self.servers) and simple
         self._server_latex = [_latex_text(s) for s in self.servers]
         self._sep = "" if short else ","
-        simple_c = all(_SIMPLE.match(c) for c in self.classes)
-        self._class_json = self.classes if simple_c else [str(k + 1) for k in range(len(self.classes))]
+        self._class_json = _json_names(self.classes)
         self._class_latex = [_latex_text(c) for c in self.classes]
         used = {s.name for s in model.symbols}
         clash = sorted(n for n in used if "__" in n)
@@ -79,12 +78,19 @@ class Builder:
             raise ModelError(f"rate symbol {clash[0]!r} contains '__', which structured formulas "
                              "reserve for their own names; rename the rate (single underscores)")
         latex_used = {sympy.latex(s) for s in model.symbols}
-        letters = {"H", "W", "V", "Z", "D", "G", "L", "T", "P", "F"}
+        letters = {"H", "W", "V", "Z", "D", "G", "L", "T", "P", "F", "r"}
         self._decorate = any(t[:1] in letters or t.startswith(("\\Omega", "\\rho", "\\psi",
-                                                                 "\\pi", "\\hat", "\\widetilde"))
+                                                                 "\\Lambda", "\\pi", "\\hat",
+                                                                 "\\widetilde"))
                              for t in latex_used)
         self._mu_sum: dict[int, Any] = {}
         self._lam_req: dict[int, Any] = {}
+        #: set -> LaTeX label of its slack, for the slacks written by name (nested route)
+        self.labels: dict[Any, str] = {}
+        #: (json suffix, LaTeX) of the component being built, or None (whole model)
+        self.component: tuple[str, str] | None = None
+        self.per_class_only = False
+        self._orbits = _Orbits(self)
 
     # ------------------------------------------------------------------ names
     def set_json(self, x: int) -> str:
@@ -102,7 +108,39 @@ class Builder:
         return self._class_latex[k]
 
     def letter(self, text: str) -> str:
-        return rf"\mathsf{{{text}}}" if self._decorate and text[:1].isalpha() else text
+        """The LaTeX of a structured name's letter: set in sans serif (Latin) or bold (Greek)
+        when some rate's LaTeX could be read as a structured name (a rate ``H_1``, ``rho_12``)."""
+        if not self._decorate:
+            return text
+        if text.startswith("\\"):
+            return rf"\boldsymbol{{{text}}}"
+        return rf"\mathsf{{{text}}}" if text[:1].isalpha() else text
+
+    def top(self, name: str, base: str, rest: str = "") -> tuple[str, str]:
+        r"""``(name, LaTeX)`` of a whole-model name (``G__ALIS``, ``P__empty``), marked with the
+        component's servers while one component of several is built (``G__ALIS__1_2``,
+        $G^{(12)}_{\mathrm{ALIS}}$)."""
+        if self.component is None:
+            return name, base + rest
+        return f"{name}__{self.component[0]}", f"{base}^{{({self.component[1]})}}{rest}"
+
+    def orbit(self, family: str, key: Any) -> tuple[Any, str | None]:
+        """``(orbit key, name already given to the orbit or None)`` of a set (or a
+        ``(class, set)`` pair) under the model's symmetries: equal definitions are named once."""
+        return self._orbits.lookup(family, key)
+
+    def name_orbit(self, family: str, okey: Any, name: str) -> None:
+        self._orbits.seen[(family, okey)] = name
+
+    def once(self, family: str, key: Any, make) -> str:
+        """The name of ``make()`` (which adds a definition and returns its name), made once per
+        orbit of ``key`` (a class index for families starting ``class``, else a set)."""
+        okey, known = self.orbit(family, key)
+        if known:
+            return known
+        name = make()
+        self.name_orbit(family, okey, name)
+        return name
 
     def add(self, definition: Definition) -> str:
         if definition.name in self.by_name:
@@ -126,13 +164,83 @@ class Builder:
         return self.mu_of(x) - self.lam_required(x)
 
     def slack_label(self, x: int) -> str:
-        return rf"r_{{{self.set_latex(x)}}}"
+        return rf"{self.letter('r')}_{{{self.set_latex(x)}}}"
 
     def compatible_label(self, x: int) -> str:
-        return rf"\Lambda_{{{self.set_latex(x)}}}"
+        return rf"{self.letter(chr(92) + 'Lambda')}_{{{self.set_latex(x)}}}"
 
     def compatible(self, x: int) -> Any:
         return sympy.Add(*(l for l, m in zip(self.lam, self.masks) if m & x))
+
+
+def _json_names(names: list[str]) -> list[str]:
+    """Names as they appear in text and JSON names (``L__1_2`` for class ``"1,2"``): the name
+    itself when it is letters and digits, else its runs of other characters written ``_``;
+    the 1-based index when that is empty or two names would coincide."""
+    if all(_SIMPLE.match(n) for n in names):
+        return list(names)
+    out = [re.sub(r"[^A-Za-z0-9]+", "_", n).strip("_") for n in names]
+    if any(not o for o in out) or len(set(out)) < len(out):
+        return [str(k + 1) for k in range(len(names))]
+    return out
+
+
+class _Orbits:
+    """The server permutations that leave the model unchanged (equal service rates, class
+    server sets carried to class server sets of the same arrival rate), for up to
+    ``MAX_SERVERS`` servers: a set function of the theory takes one value on each orbit, so
+    each orbit is defined once (``redundancy:4:2``: one $H$ per size of union)."""
+
+    MAX_SERVERS = 7
+
+    def __init__(self, b: "Builder") -> None:
+        from itertools import permutations
+        self.seen: dict[tuple, str] = {}
+        self.perms: list[tuple[int, ...]] = []
+        self.class_maps: list[list[int]] | None = None
+        n = b.size
+        if n < 2 or n > self.MAX_SERVERS or len(set(map(str, b.mu))) == n:
+            return
+        pairs = [(m, sympy.sympify(l)) for m, l in zip(b.masks, b.lam)]
+        unique = len(set(pairs)) == len(pairs)
+        want = sorted((m, str(l)) for m, l in pairs)
+        maps = []
+        for p in permutations(range(n)):
+            if p == tuple(range(n)) or any(b.mu[p[j]] != b.mu[j] for j in range(n)):
+                continue
+            moved = [(self.apply(p, m), str(l)) for m, l in pairs]
+            if sorted(moved) != want:
+                continue
+            self.perms.append(p)
+            if unique:
+                where = {(m, str(l)): k for k, (m, l) in enumerate(pairs)}
+                maps.append([where[t] for t in moved])
+        if unique:
+            self.class_maps = maps
+
+    @staticmethod
+    def apply(p: tuple[int, ...], x: int) -> int:
+        out = 0
+        for j in bits(x):
+            out |= 1 << p[j]
+        return out
+
+    def lookup(self, family: str, key: Any) -> tuple[Any, str | None]:
+        if not self.perms:
+            return key, None
+        if isinstance(key, tuple):  # (class, set)
+            if self.class_maps is None:
+                return ("id",) + key, None
+            k, x = key
+            okey = min([(k, x)] + [(cm[k], self.apply(p, x))
+                                   for p, cm in zip(self.perms, self.class_maps)])
+        elif family.startswith("class"):
+            if self.class_maps is None:
+                return ("id", key), None
+            okey = min([key] + [cm[key] for cm in self.class_maps])
+        else:
+            okey = min([key] + [self.apply(p, key) for p in self.perms])
+        return okey, self.seen.get((family, okey))
 
 
 def _latex_text(name: str) -> str:
@@ -165,10 +273,15 @@ def _collaborative_weights(b: Builder) -> tuple[list[int], dict[int, Any]]:
             if y != x:
                 sources[y].append((b.lam[c], x))
     for x in order[1:]:
+        okey, known = b.orbit("H", x)
+        if known:
+            h[x] = known
+            continue
         pairs = [(lam, () if h[y] == 1 else (h[y],)) for lam, y in sources[x]]
         name = f"H__{b.set_json(x)}"
         b.add(Definition(name, f"{b.letter('H')}_{{{b.set_latex(x)}}}", _grouped(pairs),
                          denom=b.slack(x), denom_label=b.slack_label(x), kind="H"))
+        b.name_orbit("H", okey, name)
         h[x] = name
     return order, h
 
@@ -181,15 +294,15 @@ def _finish(b: Builder, quantity: str, discipline: str, g: str, **known) -> dict
     if quantity == "normalizing-constant":
         return {"result": g}
     if quantity == "empty-probability":
+        name, latex = b.top("P__empty", "P", r"(\emptyset)")
         if discipline == "alis":
-            return {"result": b.add(Definition("P__empty", r"P(\emptyset)",
-                                               [Term(1, (known["w_full"],))], denom_names=(g,)))}
-        return {"result": b.add(Definition("P__empty", r"P(\emptyset)", [Term(1)],
-                                           denom_names=(g,)))}
+            return {"result": b.add(Definition(name, latex, [Term(1, (known["w_full"],))],
+                                               denom_names=(g,), kind="P"))}
+        return {"result": b.add(Definition(name, latex, [Term(1)], denom_names=(g,), kind="P"))}
     if quantity == "server-idle-probability":
-        return {"per_server": {s: b.add(Definition(
-            f"P__idle_{b._server_json[j]}", rf"\psi_{{{b._server_latex[j]}}}",
-            known["idle"](j), denom=known.get("idle_denom", 1), denom_names=(g,)))
+        return {"per_server": {s: b.once("server", 1 << j, lambda j=j: b.add(Definition(
+            f"P__idle_{b._server_json[j]}", rf"{b.letter(chr(92) + 'psi')}_{{{b._server_latex[j]}}}",
+            known["idle"](j), denom=known.get("idle_denom", 1), denom_names=(g,), kind="psi")))
             for j, s in enumerate(b.servers)}}
     raise AssertionError(quantity)
 
@@ -228,29 +341,126 @@ def build(model: Model, quantity: str, discipline: str) -> tuple[Builder, dict[s
     Running time: as :func:`symq.engines.formulas.structured`: O(U J) definitions (collaborative),
     O(2^M M) (ALIS, RAIS), O(J 2^M M) for RAIS mean numbers.
     """
+    if discipline not in _BUILDERS:
+        raise ModelError(f"unknown discipline {discipline!r}; available: collaborative, alis, rais")
     b = Builder(model)
+    from symq.engines.nested import is_nested
+    parts = _components(b)
+    if discipline == "collaborative" and is_nested(model):
+        shape = _nested(b, quantity)
+    elif len(parts) > 1:
+        shape = _by_components(b, quantity, discipline, parts)
+    else:
+        shape = _discipline(b, quantity, discipline)
+    _prune(b, shape)
+    return b, shape
+
+
+def _discipline(b: Builder, quantity: str, discipline: str) -> dict[str, Any]:
     if discipline == "collaborative":
         from symq.engines.nested import is_nested
-        shape = _nested(b, quantity) if is_nested(model) else _collab(b, quantity)
-    elif discipline == "alis":
-        shape = _alis(b, quantity)
-    elif discipline == "rais":
-        shape = _rais(b, quantity)
-    else:
-        raise ModelError(f"unknown discipline {discipline!r}; available: collaborative, alis, rais")
-    return b, shape
+        return _nested(b, quantity) if is_nested(b.model) else _collab(b, quantity)
+    return _BUILDERS[discipline](b, quantity)
+
+
+def _components(b: Builder) -> list[tuple[list[int], int]]:
+    """``[(class indices, server mask)]`` of the connected components of the compatibility
+    graph, by their first server."""
+    comps: list[tuple[list[int], int]] = []
+    for k, m in enumerate(b.masks):
+        classes, mask = [k], m
+        for c in [c for c in comps if c[1] & m]:
+            comps.remove(c)
+            classes, mask = c[0] + classes, c[1] | mask
+        comps.append((sorted(classes), mask))
+    if sum(bin(m).count("1") for _, m in comps) != b.size:
+        return [(list(range(len(b.classes))), b.full)]
+    return sorted(comps, key=lambda c: c[1] & -c[1])
+
+
+def _by_components(b: Builder, quantity: str, discipline: str,
+                   parts: list[tuple[list[int], int]]) -> dict[str, Any]:
+    r"""A model of several components as the product of independent systems: each component's
+    jobs and servers evolve as a system of their own, so the empty probability and every
+    normalizing constant ($G=1/P(\emptyset)$, $G_{\mathrm{ALIS}}=1/\pi(\emptyset,\emptyset)$,
+    $G_{\mathrm{RAIS}}$) are products over the components, and idle probabilities and mean
+    numbers are those of the component."""
+    shapes = []
+    for classes, mask in parts:
+        servers = [b.servers[j] for j in bits(mask)]
+        names = [b.classes[k] for k in classes]
+        sub = Model(compatibility={c: list(b.model.compatibility[c]) for c in names},
+                    arrival_rates={c: b.model.arrival_rates[c] for c in names},
+                    service_rates={s: b.model.service_rates[s] for s in servers})
+        sb = Builder(sub)
+        sb._server_json = [b._server_json[j] for j in bits(mask)]
+        sb._server_latex = [b._server_latex[j] for j in bits(mask)]
+        sb._sep = b._sep
+        sb._class_json = [b._class_json[k] for k in classes]
+        sb._class_latex = [b._class_latex[k] for k in classes]
+        sb._decorate = b._decorate
+        sb.definitions, sb.by_name, sb.labels = b.definitions, b.by_name, b.labels
+        sb.component = (b.set_json(mask), b.set_latex(mask))
+        sb.per_class_only = True
+        shapes.append(_discipline(sb, quantity, discipline))
+    if quantity in ("normalizing-constant", "empty-probability"):
+        factors = tuple(s["result"] for s in shapes)
+        if quantity == "empty-probability":
+            name, latex, kind = "P__empty", r"P(\emptyset)", "P"
+        else:
+            kind = "G"
+            name, latex = {"collaborative": ("G__C", b.letter("G")),
+                           "alis": ("G__ALIS", b.letter("G") + r"_{\mathrm{ALIS}}"),
+                           "rais": ("G__RAIS", b.letter("G") + r"_{\mathrm{RAIS}}")}[discipline]
+        return {"result": b.add(Definition(name, latex, [Term(1, factors)], kind=kind))}
+    key = "per_server" if quantity == "server-idle-probability" else "per_class"
+    merged = {}
+    for s in shapes:
+        merged.update(s[key])
+    order = b.servers if key == "per_server" else b.classes
+    merged = {x: merged[x] for x in order}
+    if key == "per_server":
+        return {"per_server": merged}
+    return _means(b, quantity, merged)
+
+
+def _prune(b: Builder, shape: Any) -> None:
+    """Drop the definitions the result does not use (the nested route's loads of the nodes
+    no mean number needs, the inline $1-\rho_S$ of the mean numbers)."""
+    wanted: set[str] = set()
+    stack = list(_shape_names(shape))
+    while stack:
+        n = stack.pop()
+        if n in wanted or n not in b.by_name:
+            continue
+        wanted.add(n)
+        d = b.by_name[n]
+        stack += [m for t in d.terms for m in t.names] + list(d.denom_names)
+    b.definitions[:] = [d for d in b.definitions if d.name in wanted]
+    for n in list(b.by_name):
+        if n not in wanted:
+            del b.by_name[n]
+
+
+def _shape_names(shape: Any) -> list[str]:
+    if isinstance(shape, dict):
+        return [n for v in shape.values() for n in _shape_names(v)]
+    return [shape]
 
 
 def _means(b: Builder, quantity: str, per_class: dict[str, str]) -> dict[str, Any]:
     """``mean-number``/``mean-response-time`` results from the per-class mean-number names."""
+    if b.per_class_only:  # one component of several: the whole model sums them
+        return {"per_class": per_class}
     names = list(per_class.values())
     total = b.add(Definition("L__all", b.letter("L"), _sum_terms(names), kind="L"))
     if quantity == "mean-number":
         return {"total": total, "per_class": per_class}
     out = {}
     for k, c in enumerate(b.classes):
-        out[c] = b.add(Definition(f"T__{b.class_json(k)}", f"{b.letter('T')}_{{{b.class_latex(k)}}}",
-                                  [Term(1, (per_class[c],))], denom=b.lam[k], kind="T"))
+        out[c] = b.once("classT", k, lambda k=k, c=c: b.add(Definition(
+            f"T__{b.class_json(k)}", f"{b.letter('T')}_{{{b.class_latex(k)}}}",
+            [Term(1, (per_class[c],))], denom=b.lam[k], kind="T")))
     t = b.add(Definition("T__all", b.letter("T"), [Term(1, (total,))],
                          denom=sympy.Add(*b.lam), kind="T"))
     return {"total": t, "per_class": out}
@@ -258,7 +468,8 @@ def _means(b: Builder, quantity: str, per_class: dict[str, str]) -> dict[str, An
 
 def _collab(b: Builder, quantity: str) -> dict[str, Any]:
     order, h = _collaborative_weights(b)
-    g = b.add(Definition("G__C", b.letter("G"), _sum_terms([h[x] for x in order]), kind="G"))
+    g = b.add(Definition(*b.top("G__C", b.letter("G")), _sum_terms([h[x] for x in order]),
+                         kind="G"))
     if quantity in ("normalizing-constant", "empty-probability"):
         return _finish(b, quantity, "collaborative", g)
     if quantity == "server-idle-probability":
@@ -269,10 +480,9 @@ def _collab(b: Builder, quantity: str) -> dict[str, Any]:
     for k, c in enumerate(b.classes):
         m = b.masks[k]
         pairs = [(1, tuple(v for v in (h[y],) if v != 1) + (f[y | m],)) for y in order]
-        per_class[c] = b.add(Definition(f"L__{b.class_json(k)}",
-                                        f"{b.letter('L')}_{{{b.class_latex(k)}}}",
-                                        _grouped(pairs), scale=b.lam[k], denom_names=(g,),
-                                        kind="L"))
+        per_class[c] = b.once("classL", k, lambda k=k, pairs=pairs: b.add(Definition(
+            f"L__{b.class_json(k)}", f"{b.letter('L')}_{{{b.class_latex(k)}}}",
+            _grouped(pairs), scale=b.lam[k], denom_names=(g,), kind="L")))
     return _means(b, quantity, per_class)
 
 
@@ -282,6 +492,10 @@ def _continuation(b: Builder, order: list[int], tail) -> dict[int, str]:
     letter = "F" if tail is None else "V"
     out: dict[int, str] = {}
     for x in reversed(order[1:]):
+        okey, known = b.orbit(letter, x)
+        if known:
+            out[x] = known
+            continue
         pairs = []
         if tail is None:
             pairs.append((1, ()))
@@ -295,6 +509,7 @@ def _continuation(b: Builder, order: list[int], tail) -> dict[int, str]:
         name = f"{letter}__{b.set_json(x)}"
         b.add(Definition(name, f"{b.letter(letter)}_{{{b.set_latex(x)}}}", _grouped(pairs),
                          denom=b.slack(x), denom_label=b.slack_label(x), kind=letter))
+        b.name_orbit(letter, okey, name)
         out[x] = name
     return out
 
@@ -304,33 +519,39 @@ def _nested(b: Builder, quantity: str) -> dict[str, Any]:
     nodes = sorted(set(b.masks), key=lambda m: (bin(m).count("1"), m))
     rho = {}
     one_minus = {}
+    greek = b.letter(chr(92) + "rho")
     for s in nodes:
         own = sympy.Add(*(l for l, m in zip(b.lam, b.masks) if m == s))
-        rho[s] = b.add(Definition(f"rho__{b.set_json(s)}", rf"\rho_{{{b.set_latex(s)}}}",
-                                  [Term(own)], denom=b.slack(s) + own, kind="rho"))
-        one_minus[s] = b.add(Definition(f"E__{b.set_json(s)}",
-                                        rf"(1-\rho_{{{b.set_latex(s)}}})",
-                                        [Term(1), Term(-1, (rho[s],))], kind="inline"))
-    # E__S is shown inline as 1 - rho_S (see render); the product lines use it
+        rho[s] = b.once("rho", s, lambda s=s, own=own: b.add(Definition(
+            f"rho__{b.set_json(s)}", rf"{greek}_{{{b.set_latex(s)}}}",
+            [Term(own)], denom=b.slack(s) + own, kind="rho")))
+        # E__S = 1 - rho_S, shown inline as (1 - rho_S) in LaTeX (see render)
+        one_minus[s] = b.once("E", s, lambda s=s: b.add(Definition(
+            f"E__{b.set_json(s)}", rf"(1-{b.by_name[rho[s]].latex_name})",
+            [Term(1), Term(-1, (rho[s],))], kind="inline")))
     if quantity in ("normalizing-constant", "empty-probability"):
-        p = b.add(Definition("P__empty", r"\pi(\emptyset)", [Term(1, tuple(one_minus[s] for s in nodes))],
-                             kind="P"))
+        p = b.add(Definition(*b.top("P__empty", "P", r"(\emptyset)"),
+                             [Term(1, tuple(one_minus[s] for s in nodes))], kind="P"))
         if quantity == "empty-probability":
             return {"result": p}
-        return {"result": b.add(Definition("G__C", b.letter("G"), [Term(1)], denom_names=(p,)))}
+        return {"result": b.add(Definition(*b.top("G__C", b.letter("G")), [Term(1)],
+                                           denom_names=(p,), kind="G"))}
     if quantity == "server-idle-probability":
-        return {"per_server": {s: b.add(Definition(
-            f"P__idle_{b._server_json[j]}", rf"\psi_{{{b._server_latex[j]}}}",
-            [Term(1, tuple(one_minus[n] for n in nodes if n >> j & 1))]))
+        return {"per_server": {s: b.once("server", 1 << j, lambda j=j: b.add(Definition(
+            f"P__idle_{b._server_json[j]}", rf"{b.letter(chr(92) + 'psi')}_{{{b._server_latex[j]}}}",
+            [Term(1, tuple(one_minus[n] for n in nodes if n >> j & 1))], kind="psi")))
             for j, s in enumerate(b.servers)}}
     per_class = {}
     for k, c in enumerate(b.classes):
         m = b.masks[k]
+        for n in nodes:
+            if n & m == m and sympy.sympify(b.slack(n)).is_Add:
+                b.labels[b.slack(n)] = b.slack_label(n)  # written r_S in LaTeX
         terms = [Term(1 / b.slack(m))]
         terms += [Term(1 / b.slack(n), (rho[n],)) for n in nodes if n != m and n & m == m]
-        per_class[c] = b.add(Definition(f"L__{b.class_json(k)}",
-                                        f"{b.letter('L')}_{{{b.class_latex(k)}}}",
-                                        terms, scale=b.lam[k], kind="L"))
+        per_class[c] = b.once("classL", k, lambda k=k, terms=terms: b.add(Definition(
+            f"L__{b.class_json(k)}", f"{b.letter('L')}_{{{b.class_latex(k)}}}",
+            terms, scale=b.lam[k], kind="L")))
     return _means(b, quantity, per_class)
 
 
@@ -338,7 +559,12 @@ def _nested(b: Builder, quantity: str) -> dict[str, Any]:
 def _idle_order(b: Builder, tilde: bool) -> dict[int, Any]:
     """ALIS ``W_I`` (``tilde`` False) or RAIS ``W~_I`` on every nonempty server set."""
     out: dict[int, Any] = {0: 1}
+    family = "Wt" if tilde else "W"
     for x in range(1, b.full + 1):
+        okey, known = b.orbit(family, x)
+        if known:
+            out[x] = known
+            continue
         pairs = []
         for j in bits(x):
             prev = out[x ^ (1 << j)]
@@ -346,7 +572,9 @@ def _idle_order(b: Builder, tilde: bool) -> dict[int, Any]:
         name = f"{'Wt' if tilde else 'W'}__{b.set_json(x)}"
         latex = (rf"\widetilde{{{b.letter('W')}}}_{{{b.set_latex(x)}}}" if tilde
                  else f"{b.letter('W')}_{{{b.set_latex(x)}}}")
-        b.add(Definition(name, latex, _grouped(pairs), denom=b.compatible(x), denom_label=b.compatible_label(x), kind="W"))
+        b.add(Definition(name, latex, _grouped(pairs), denom=b.compatible(x),
+                         denom_label=b.compatible_label(x), kind=family))
+        b.name_orbit(family, okey, name)
         out[x] = name
     return out
 
@@ -357,6 +585,10 @@ def _subset_sums(b: Builder, letter: str, latex: str, values: dict[int, Any], wa
     ``values[0] == 1``)."""
     out: dict[int, Any] = {}
     for i in sorted(set(wanted)):
+        okey, known = b.orbit(letter, i)
+        if known:
+            out[i] = known
+            continue
         parts = []
         sub = i
         while True:
@@ -371,6 +603,7 @@ def _subset_sums(b: Builder, letter: str, latex: str, values: dict[int, Any], wa
             continue
         name = f"{letter}__{b.set_json(i)}" if i else f"{letter}__0"
         b.add(Definition(name, f"{latex}_{{{b.set_latex(i)}}}", _sum_terms(parts), kind=letter))
+        b.name_orbit(letter, okey, name)
         out[i] = name
     return out
 
@@ -378,9 +611,9 @@ def _subset_sums(b: Builder, letter: str, latex: str, values: dict[int, Any], wa
 def _alis_core(b: Builder) -> dict[str, Any]:
     order, h = _collaborative_weights(b)
     w = _idle_order(b, tilde=False)
-    omega = _subset_sums(b, "Omega", rf"\Omega", w, [b.full ^ x for x in order])
+    omega = _subset_sums(b, "Omega", b.letter(chr(92) + "Omega"), w, [b.full ^ x for x in order])
     pairs = [(1, tuple(v for v in (h[x], omega[b.full ^ x]) if v != 1)) for x in order]
-    g = b.add(Definition("G__ALIS", rf"{b.letter('G')}_{{\mathrm{{ALIS}}}}", _grouped(pairs),
+    g = b.add(Definition(*b.top("G__ALIS", b.letter("G"), r"_{\mathrm{ALIS}}"), _grouped(pairs),
                          kind="G"))
     return {"order": order, "h": h, "w": w, "omega": omega, "g": g}
 
@@ -411,12 +644,17 @@ def _alis_service_terms(b: Builder, core: dict[str, Any], k: int, hh: dict[int, 
 def _z_table(b: Builder, hh: dict[int, Any]) -> dict[int, str]:
     z: dict[int, str] = {}
     for q in range(b.full, 0, -1):
+        okey, known = b.orbit("Z", q)
+        if known:
+            z[q] = known
+            continue
         pairs = [(1, () if hh[b.full ^ q] == 1 else (hh[b.full ^ q],))]
         for j in bits(b.full ^ q):
             pairs.append((b.mu[j], (z[q | (1 << j)],)))
         name = f"Z__{b.set_json(q)}"
         b.add(Definition(name, f"{b.letter('Z')}_{{{b.set_latex(q)}}}", _grouped(pairs),
                          denom=b.compatible(q), denom_label=b.compatible_label(q), kind="Z"))
+        b.name_orbit("Z", okey, name)
         z[q] = name
     return z
 
@@ -464,10 +702,9 @@ def _alis(b: Builder, quantity: str) -> dict[str, Any]:
     means = _alis_means(b, core)
     per_class = {}
     for k, c in enumerate(b.classes):
-        per_class[c] = b.add(Definition(f"L__{b.class_json(k)}",
-                                        f"{b.letter('L')}_{{{b.class_latex(k)}}}",
-                                        _grouped(means[k]), scale=b.lam[k], denom_names=(g,),
-                                        kind="L"))
+        per_class[c] = b.once("classL", k, lambda k=k: b.add(Definition(
+            f"L__{b.class_json(k)}", f"{b.letter('L')}_{{{b.class_latex(k)}}}",
+            _grouped(means[k]), scale=b.lam[k], denom_names=(g,), kind="L")))
     return _means(b, quantity, per_class)
 
 
@@ -476,26 +713,31 @@ def _rais(b: Builder, quantity: str) -> dict[str, Any]:
     wt = _idle_order(b, tilde=True)
     d: dict[int, Any] = {0: 1}
     for x in range(1, b.full + 1):
+        okey, known = b.orbit("D", x)
+        if known:
+            d[x] = known
+            continue
         pairs = [(1, () if d[x ^ (1 << j)] == 1 else (d[x ^ (1 << j)],)) for j in bits(x)]
         name = f"D__{b.set_json(x)}"
         b.add(Definition(name, f"{b.letter('D')}_{{{b.set_latex(x)}}}", _grouped(pairs),
                          denom=b.slack(x), denom_label=b.slack_label(x), kind="D"))
+        b.name_orbit("D", okey, name)
         d[x] = name
 
     def weight(x):  # W~_{M \ B} D_B
         return tuple(v for v in (wt[b.full ^ x], d[x]) if v != 1)
     pairs = [(1, weight(x)) for x in range(b.full + 1)]
-    g = b.add(Definition("G__RAIS", rf"{b.letter('G')}_{{\mathrm{{RAIS}}}}", _grouped(pairs),
+    g = b.add(Definition(*b.top("G__RAIS", b.letter("G"), r"_{\mathrm{RAIS}}"), _grouped(pairs),
                          denom_names=(wt[b.full],), kind="G"))
     if quantity == "normalizing-constant":
         return {"result": g}
     if quantity == "empty-probability":
         return _finish(b, quantity, "rais", g)
     if quantity == "server-idle-probability":
-        return {"per_server": {s: b.add(Definition(
-            f"P__idle_{b._server_json[j]}", rf"\psi_{{{b._server_latex[j]}}}",
+        return {"per_server": {s: b.once("server", 1 << j, lambda j=j: b.add(Definition(
+            f"P__idle_{b._server_json[j]}", rf"{b.letter(chr(92) + 'psi')}_{{{b._server_latex[j]}}}",
             _grouped([(1, weight(x)) for x in range(b.full + 1) if not x >> j & 1]),
-            denom_names=(wt[b.full], g)))
+            denom_names=(wt[b.full], g), kind="psi")))
             for j, s in enumerate(b.servers)}}
     # in queue: D^c on B containing S_c
     queue = {}
@@ -511,25 +753,34 @@ def _rais(b: Builder, quantity: str) -> dict[str, Any]:
                 break
             p = (p - 1) & rest
         for x in sorted(sub_sets):
+            okey, known = b.orbit("Dc", (k, x))
+            if known:
+                dc[x] = known
+                continue
             pairs = [(1, (dc[x ^ (1 << j)],)) for j in bits(x) if (x ^ (1 << j)) in dc]
             pairs.append((b.lam[k], () if d[x] == 1 else (d[x],)))
             name = f"Dc__{b.class_json(k)}__{b.set_json(x)}"
             b.add(Definition(name, rf"{b.letter('D')}^{{{b.class_latex(k)}}}_{{{b.set_latex(x)}}}",
-                             _grouped(pairs), denom=b.slack(x), denom_label=b.slack_label(x), kind="Dc"))
+                             _grouped(pairs), denom=b.slack(x), denom_label=b.slack_label(x),
+                             kind="Dc"))
+            b.name_orbit("Dc", okey, name)
             dc[x] = name
-        queue[k] = b.add(Definition(
+        queue[k] = b.once("classLQ", k, lambda k=k, dc=dc: b.add(Definition(
             f"LQ__{b.class_json(k)}", rf"{b.letter('L')}^{{\mathrm{{q}}}}_{{{b.class_latex(k)}}}",
             _grouped([(1, tuple(v for v in (wt[b.full ^ x], dc[x]) if v != 1))
                       for x in sorted(dc)]),
-            denom_names=(wt[b.full], g), kind="LQ"))
+            denom_names=(wt[b.full], g), kind="LQ")))
     core = _alis_core(b)
     service = _alis_means(b, core, queue_only=None)
     per_class = {}
     for k, c in enumerate(b.classes):
-        s_name = b.add(Definition(
+        s_name = b.once("classLS", k, lambda k=k: b.add(Definition(
             f"LS__{b.class_json(k)}", rf"{b.letter('L')}^{{\mathrm{{s}}}}_{{{b.class_latex(k)}}}",
-            _grouped(service[k]), scale=b.lam[k], denom_names=(core["g"],), kind="LS"))
-        per_class[c] = b.add(Definition(f"L__{b.class_json(k)}",
-                                        f"{b.letter('L')}_{{{b.class_latex(k)}}}",
-                                        [Term(1, (queue[k],)), Term(1, (s_name,))], kind="L"))
+            _grouped(service[k]), scale=b.lam[k], denom_names=(core["g"],), kind="LS")))
+        per_class[c] = b.once("classL", k, lambda k=k, s_name=s_name: b.add(Definition(
+            f"L__{b.class_json(k)}", f"{b.letter('L')}_{{{b.class_latex(k)}}}",
+            [Term(1, (queue[k],)), Term(1, (s_name,))], kind="L")))
     return _means(b, quantity, per_class)
+
+
+_BUILDERS = {"collaborative": _collab, "alis": _alis, "rais": _rais}
