@@ -36,7 +36,8 @@ def _cite(match: re.Match, page_url: str) -> str:
 
 def on_page_content(html_text: str, page, config, files) -> str:
     """Clean reStructuredText habits out of a rendered page (see the module docstring)."""
-    text = _ROLE.sub(r"\1", html_text)
+    text = _ROLE.sub(lambda m: m.group(1).replace("<code>~", "<code>"), html_text)
+    text = text.replace("<code>~symq.", "<code>symq.")
     text = _ROLE_RAW.sub(lambda m: f"<code>{m.group(1).lstrip('~')}</code>", text)
 
     def display(match: re.Match) -> str:
@@ -127,8 +128,22 @@ def _notebook_markdown(path: str, name: str) -> str:
 
 
 def on_files(files, config):
-    """Add one generated page per notebook of docs/notebooks/ (``notebooks/NAME.md``)."""
+    """Add the generated pages: one per notebook of docs/notebooks/ (``notebooks/NAME.md``), the
+    API reference pages ``api/TOPIC.md`` and their index ``reference.md``
+    (docs/_site/api_pages.py)."""
+    import sys
     from mkdocs.structure.files import File
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    import api_pages
+
+    for relative, content in api_pages.pages().items():
+        old = files.get_file_from_path(relative)
+        if old is not None:
+            files.remove(old)
+        files.append(File.generated(config, relative, content=content))
 
     folder = os.path.join(config["docs_dir"], "notebooks")
     if not os.path.isdir(folder):

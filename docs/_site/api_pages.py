@@ -1,0 +1,188 @@
+"""The API reference pages ``api/*.md`` and the index ``reference.md`` of the docs site.
+
+The docs hook (docs/_site/hooks.py) adds them to the site at every build, so they always match
+the code; ``python docs/_site/api_pages.py OUTDIR`` writes them to a folder to read them.
+
+One page a topic; the public objects of ``symq`` (``symq.Model``, ``symq.verify``, ...) are
+documented at the path users type, first on their topic's page, and every other object once, in
+the first module (in the order below) that defines or exports it. Module blocks list their members
+explicitly, so an object re-exported by a package is not documented a second time. The index
+(``reference.md``) links every documented object to its page, with its summary line.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: (file, title, introduction, public names of symq, modules)
+TOPICS = [
+    ("models", "Models and input",
+     "Build a model from a built-in name, a TOML file or Python, and read its rates.",
+     "Model model example_model load loads builtin_names",
+     "symq.models.model symq.models.catalog symq.models.rates"),
+    ("quantities", "Quantities: solve, derive, evaluate",
+     "The front door (`symq.solve`), the per-quantity functions and exact evaluation.",
+     "solve Result ROUTES empty_probability normalizing_constant server_idle_probability "
+     "mean_number mean_response_time derive evaluate Evaluated",
+     "symq.queries.solve symq.queries.routes symq.queries.quantities symq.arithmetic.numeric "
+     "symq.engines.aggregated symq.engines.distributions"),
+    ("stability", "Stability and nesting",
+     "Stability conditions of a model and the nested structure behind the closed forms.",
+     "check_stability is_stable stability_conditions stability_report is_nested nesting_tree "
+     "nested_empty_probability",
+     "symq.models.stability symq.engines.nested"),
+    ("normalization", "Normalizing constants",
+     "The routes that compute normalizing constants and means, one module a method.",
+     "",
+     "symq.engines.normalization symq.engines.normalization.entry "
+     "symq.engines.normalization.subsets symq.engines.normalization.collaborative "
+     "symq.engines.normalization.alis symq.engines.normalization.rais "
+     "symq.engines.normalization.structured symq.engines.normalization.ring"),
+    ("certified", "Certified digits",
+     "Interval (ball) arithmetic that proves every printed digit.",
+     "",
+     "symq.engines.normalization.certified symq.arithmetic.interval "
+     "symq.engines.normalization.interval_collaborative "
+     "symq.engines.normalization.interval_noncollaborative"),
+    ("arithmetic", "Exact arithmetic and set functions",
+     "Exact numbers, set functions, elementary symmetric polynomials and certificates.",
+     "",
+     "symq.arithmetic.exact symq.engines.set_functions symq.arithmetic.elementary_symmetric "
+     "symq.arithmetic.certificates"),
+    ("response-times", "Response and waiting times",
+     "Laws of the response and waiting time of a tagged job.",
+     "",
+     "symq.engines.response_time symq.engines.response_time.laws "
+     "symq.engines.response_time.noncollaborative symq.engines.response_time.collaborative "
+     "symq.engines.response_time.law symq.engines.response_time.setfunctions "
+     "symq.queries.response_time symq.engines.response_time.tagged_chain "
+     "symq.engines.response_time.simulation symq.presentation.pictures.response_time"),
+    ("product-forms", "Product forms and their proofs",
+     "Balance equations checked state by state, and the truncated Markov chains.",
+     "verify BalanceReport",
+     "symq.engines.processes symq.engines.balance symq.engines.ctmc"),
+    ("uninformed", "Uninformed customers",
+     "Heterogeneous servers and customers who do not see the queue (Cabral).",
+     "",
+     "symq.studies.uninformed symq.studies.uninformed.queue symq.studies.uninformed.law "
+     "symq.studies.uninformed.chain symq.studies.uninformed.theorem "
+     "symq.studies.uninformed.handlers"),
+    ("supermarket", "Supermarket model",
+     "Join-the-shortest-queue clusters, their decomposition and simulation.",
+     "decompose drift_rates simulate_jlw",
+     "symq.studies.supermarket symq.studies.supermarket.policy symq.studies.supermarket.clusters "
+     "symq.studies.supermarket.decomposition symq.studies.supermarket.maxflow "
+     "symq.studies.supermarket.signs symq.studies.supermarket.simulation"),
+    ("compensation", "Compensation approach",
+     "Two-queue routing (JSQ, asymmetric JSQ, SED) solved by the compensation approach.",
+     "compensation_solve CompensationResult symmetric_jsq asymmetric_jsq sed",
+     "symq.studies.compensation"),
+    ("sweeps", "Sweeps over graphs",
+     "Enumerate compatibility graphs and check a claim on each.",
+     "",
+     "symq.models.graphs symq.studies.sweep symq.studies.sweep.engine symq.studies.sweep.checks "
+     "symq.studies.sweep.registry symq.studies.sweep.sampling symq.studies.sweep.verdict"),
+    ("reports", "Reports and LaTeX",
+     "Derivation documents and the LaTeX of formulas.",
+     "",
+     "symq.presentation.report symq.presentation.latex"),
+    ("errors", "Errors",
+     "The exceptions symq raises; every one is a `symq.SymqError`.",
+     "SymqError ModelError UnknownModelError UnstableModelError UnsupportedError "
+     "VerificationError",
+     "symq.errors"),
+]
+
+
+def _canonical(obj, fallback: str) -> str:
+    if inspect.isfunction(obj) or inspect.isclass(obj):
+        target = inspect.unwrap(obj)
+        return f"{target.__module__}.{target.__qualname__}"
+    return fallback
+
+
+def _summary(obj) -> str:
+    doc = inspect.getdoc(obj) or ""
+    first = doc.strip().split("\n\n")[0].replace("\n", " ")
+    return first.split(". ")[0].rstrip(".").replace("|", "\\|")[:140]
+
+
+def _members(module) -> list[tuple[str, object]]:
+    """The public members mkdocstrings would show for ``module``, in source order."""
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [n for n, v in vars(module).items()
+                 if not n.startswith("_") and not inspect.ismodule(v)
+                 and (not (inspect.isfunction(v) or inspect.isclass(v))
+                      or v.__module__ == module.__name__)
+                 and (inspect.isfunction(v) or inspect.isclass(v) or n.isupper())]
+    return [(n, getattr(module, n)) for n in names
+            if hasattr(module, n) and not inspect.ismodule(getattr(module, n))]
+
+
+def pages() -> dict[str, str]:
+    """``{relative path: text}`` of the API pages and the index."""
+    import symq
+
+    documented: dict[str, str] = {}   # canonical path -> "page#anchor"
+    index: list[tuple[str, str, str]] = []  # (shown path, link, summary)
+    out: dict[str, str] = {}
+    # the public names first, so that they are documented at their public path
+    for file, _title, _intro, public, _modules in TOPICS:
+        for name in public.split():
+            module, attribute, _ = symq._LAZY.get(name, ("symq", name, None))
+            obj = getattr(importlib.import_module(module), attribute)
+            documented[_canonical(obj, f"{module}.{attribute}")] = f"symq.{name}"
+            documented[f"{module}.{attribute}"] = f"symq.{name}"
+    for file, title, intro, public, modules in TOPICS:
+        lines = [f"# {title}", "", intro, ""]
+        for name in public.split():
+            lines += [f"::: symq.{name}", ""]
+            index.append((f"symq.{name}", f"api/{file}.md#symq.{name}",
+                          _summary(getattr(symq, name))))
+        for modname in modules.split():
+            module = importlib.import_module(modname)
+            keep = []
+            for name, obj in _members(module):
+                key = _canonical(obj, f"{modname}.{name}")
+                if key in documented or f"{modname}.{name}" in documented:
+                    continue
+                documented[key] = f"{modname}.{name}"
+                keep.append(name)
+                index.append((f"{modname}.{name}", f"api/{file}.md#{modname}.{name}",
+                              _summary(obj)))
+            lines += [f"::: {modname}", "    options:",
+                      f"      members: [{', '.join(keep)}]" if keep else "      members: false",
+                      ""]
+        out[f"api/{file}.md"] = "\n".join(lines)
+    rows = ["# Python API reference", "",
+            "Generated from the docstrings; every example in them runs as a doctest in the test "
+            "suite. One page a topic:", ""]
+    rows += [f"- [{title}](api/{file}.md): {intro}" for file, title, intro, _p, _m in TOPICS]
+    rows += ["", "## Index of objects", "",
+             "Every documented object, at the path to import it from "
+             "(`symq.NAME` for the public names).", "",
+             "| Object | Summary |", "| --- | --- |"]
+    for shown, link, summary in sorted(index, key=lambda r: r[0].lower()):
+        rows.append(f"| [`{shown}`]({link}) | {summary} |")
+    out["reference.md"] = "\n".join(rows) + "\n"
+    return out
+
+
+def main(argv: list[str]) -> int:
+    folder = Path(argv[0]) if argv else ROOT / "site-api"
+    for relative, text in pages().items():
+        path = folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    print(f"wrote {len(pages())} pages under {folder}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
