@@ -23,7 +23,7 @@ from symq.errors import ModelError
 from symq.models.model import Model
 from symq.engines.nested import is_nested, nesting_tree
 from symq.queries.quantities import DISCIPLINES, QUANTITIES, Evaluated, flatten_result
-from symq.models.stability import stability_conditions, stability_report
+from symq.models.stability import never_stable, stability_conditions, stability_report
 
 __all__ = ["main", "build_parser", "parse_settings", "add_format_arguments", "emit_json"]
 
@@ -79,43 +79,63 @@ def _show_data(model: Model, label: str) -> dict[str, Any]:
              "condition": f"{model.arrival_rate(a)} < {model.service_rate(b)}",
              "latex": f"{sympy.latex(model.arrival_rate(a))} < {sympy.latex(model.service_rate(b))}"}
             for a, b in stability_conditions(model)]
+        found = never_stable(model)
+        if found is not None:
+            a, b = found
+            data["never_stable"] = {
+                "classes": list(a), "servers": list(b),
+                "condition": f"{model.arrival_rate(a)} < {model.service_rate(b)}",
+                "latex": f"{sympy.latex(model.arrival_rate(a))} < "
+                         f"{sympy.latex(model.service_rate(b))}"}
     return data
 
 
 def _run_show(args: argparse.Namespace) -> int:
+    from symq.display import name_latex, printable, set_display
     _, model, _ = model_with_values(args)
     data = _show_data(model, _label(args, model))
     if args.format == "json":
         emit_json(data)
         return 0
     latex = args.format == "latex"
+    # names are data: LaTeX gets them through name_latex (no name can issue a command), text
+    # through printable (no escape sequence reaches the terminal)
     rate = (lambda e: f"${sympy.latex(e)}$") if latex else str
-    print(f"model {data['model']}: {len(model.classes)} classes, {len(model.servers)} servers")
+    name = (lambda n: f"${name_latex(n)}$") if latex else printable
+    names = (lambda ns: f"${set_display(ns)}$") if latex else \
+        (lambda ns: _set_text([printable(n) for n in ns]))
+    print(f"model {name(data['model'])}: {len(model.classes)} classes, {len(model.servers)} servers")
     print("classes:")
     for i in model.classes:
-        print(f"  {i}: arrival rate {rate(model.arrival_rates[i])}, servers "
-              f"{_set_text(model.compatibility[i])}")
+        print(f"  {name(i)}: arrival rate {rate(model.arrival_rates[i])}, servers "
+              f"{names(model.compatibility[i])}")
     print("servers:")
     for j in model.servers:
-        print(f"  {j}: service rate {rate(model.service_rates[j])}, classes "
-              f"{_set_text(model.classes_of([j]))}")
+        print(f"  {name(j)}: service rate {rate(model.service_rates[j])}, classes "
+              f"{names(model.classes_of([j]))}")
     if data["nested"]:
         print("nested: yes; nesting tree (server set: classes; contained sets):")
         for node in data["nesting_tree"]:
-            contains = ", ".join(_set_text(c) for c in node["contains"]) or "-"
-            print(f"  {_set_text(node['servers'])}: classes {', '.join(node['classes'])}; "
+            contains = ", ".join(names(c) for c in node["contains"]) or "-"
+            print(f"  {names(node['servers'])}: classes {', '.join(map(name, node['classes']))}; "
                   f"contains {contains}")
     else:
         print("nested: no")
     if "stable" in data:
         s = data["stability"]
         verdict = "stable" if data["stable"] else "UNSTABLE"
-        print(f"stability: {verdict}; tightest class set {_set_text(s['tightest_classes'])} brings "
-              f"{s['load']} to servers {_set_text(s['servers'])} of capacity {s['capacity']}")
+        print(f"stability: {verdict}; tightest class set {names(s['tightest_classes'])} brings "
+              f"{s['load']} to servers {names(s['servers'])} of capacity {s['capacity']}")
     else:
         print("stability conditions (redundant ones removed):")
         for c in data["stability_conditions"]:
             print(f"  ${c['latex']}$" if latex else f"  {c['condition']}")
+        never = data.get("never_stable")
+        if never:
+            condition = f"${never['latex']}$" if latex else never["condition"]
+            print(f"stability: NEVER STABLE; the condition {condition} of classes "
+                  f"{names(never['classes'])} holds for no positive values of the rates, so no "
+                  "quantity of this model exists")
     return 0
 
 
@@ -218,6 +238,10 @@ def _run_evaluate(args: argparse.Namespace) -> int:
         else:
             shown = f"{exact_string(exact, args.full_exact)} = {value.value}" \
                 if exact is not None and not exact.is_Integer else value.value
+        if label:  # names are data: escaped for LaTeX, non-printable characters written out
+            from symq.display import printable
+            from symq.presentation.formula_output import label_latex
+            label = label_latex(label) if latex else printable(label)
         print(f"{label}: {shown}" if label else shown)
     return 0
 

@@ -24,9 +24,58 @@ import html
 from typing import Any, Iterable, Mapping, Sequence
 
 __all__ = ["QuantityResult", "as_result", "Math", "math", "text_latex", "name_latex", "escape",
-           "set_display", "html_table", "latex_table", "Displayed"]
+           "printable", "set_display", "html_table", "latex_table", "Displayed"]
 
 _LABELS = {"per_class": "class", "per_server": "server"}
+
+
+_SHORT_ESCAPES = {"\t": r"\t", "\n": r"\n", "\r": r"\r"}
+
+
+def printable(text: Any) -> str:
+    r"""``text`` with every character that is not printable written as a Python escape: a
+    control character (ESC, BEL, a line break in a name), a format character (a right-to-left
+    override), a separator other than the space, an unassigned or private code point. What symq
+    prints from names and model files goes through here (text output, and :func:`name_latex`
+    and :func:`escape` for LaTeX), so a name can neither move the cursor, retitle the terminal,
+    nor end a LaTeX line.
+
+    Parameters
+    ----------
+    text : Any
+        The text (its ``str``).
+
+    Returns
+    -------
+    str
+        ``text`` itself when every character is printable (``str.isprintable``); else each other
+        character as ``\t``, ``\n``, ``\r``, ``\xNN``, ``\uNNNN`` or ``\UNNNNNNNN``.
+
+    Examples
+    --------
+    >>> print(printable("a\x1b]0;owned\x07b"))
+    a\x1b]0;owned\x07b
+    >>> printable("caf\u00e9 \u03b8")
+    'café θ'
+    >>> print(printable("\u202eevil\tname"))
+    \u202eevil\tname
+
+    Running time: O(len(text)).
+    """
+    text = str(text)
+    if text.isprintable():
+        return text
+    out = []
+    for c in text:
+        if c.isprintable():
+            out.append(c)
+        elif c in _SHORT_ESCAPES:
+            out.append(_SHORT_ESCAPES[c])
+        else:
+            code = ord(c)
+            out.append(f"\\x{code:02x}" if code < 0x100 else
+                       f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+    return "".join(out)
 
 
 class Math(str):
@@ -72,14 +121,17 @@ def math(value: Any) -> Math:
 #: characters that are not plain text in LaTeX, written in math mode (valid in LaTeX and in
 #: MathJax alike: MathJax shows the inside of ``\text{...}`` literally, so ``\text{a\_b}``
 #: would read ``a\_b`` in a notebook)
-_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-            "~": r"\sim ", "^": r"\hat{}", "\\": r"\backslash ", "<": "<", ">": ">", "|": "|"}
+_MATH_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+                 "}": r"\}", "~": r"\sim ", "^": r"\hat{}", "\\": r"\backslash ", "<": "<",
+                 ">": ">", "|": "|"}
 
 
 def text_latex(text: Any, command: str = "text") -> str:
     r"""``text`` as LaTeX math-mode material: its runs of plain characters in
-    ``\text{...}`` (or ``\textbf``...), each special character (``_``, ``&``, ``<``, ...) as its
-    math-mode symbol, so that pdflatex and MathJax both show the text as it is.
+    ``\text{...}`` (or ``\textbf``...), each special character (``_``, ``&``, ``<``, ``\``,
+    ``{``, ...) as its math-mode symbol, non-printable characters written out first
+    (:func:`printable`), so that pdflatex and MathJax both show the text as it is and no name
+    can issue a LaTeX command.
 
     Parameters
     ----------
@@ -102,12 +154,12 @@ def text_latex(text: Any, command: str = "text") -> str:
     Running time: O(len(text)).
     """
     parts, run = [], []
-    for c in str(text):
-        if c in _SPECIAL:
+    for c in printable(text):
+        if c in _MATH_SPECIAL:
             if run:
                 parts.append(f"\\{command}{{{''.join(run)}}}")
                 run = []
-            parts.append(_SPECIAL[c])
+            parts.append(_MATH_SPECIAL[c])
         else:
             run.append(c)
     if run or not parts:
@@ -126,7 +178,8 @@ def name_latex(name: Any) -> str:
     Returns
     -------
     str
-        The name itself if it is all digits, else :func:`text_latex` of it.
+        The name itself if it is all ASCII digits, else :func:`text_latex` of it (so every
+        LaTeX output shows a name the same way, whatever characters it holds).
 
     Examples
     --------
@@ -138,7 +191,7 @@ def name_latex(name: Any) -> str:
     Running time: O(len(name)).
     """
     name = str(name)
-    return name if name.isdigit() else text_latex(name)
+    return name if name.isascii() and name.isdigit() else text_latex(name)
 
 
 def set_display(names: Iterable[Any]) -> str:
@@ -178,7 +231,7 @@ def _html_cell(cell: Cell, tag: str) -> str:
         return f"<{tag}></{tag}>"
     if isinstance(cell, Math):
         return f"<{tag}>\\({html.escape(cell)}\\)</{tag}>"
-    return f"<{tag}{_NO_MATH}>{html.escape(str(cell))}</{tag}>"
+    return f"<{tag}{_NO_MATH}>{html.escape(printable(cell))}</{tag}>"
 
 
 def _latex_cell(cell: Cell) -> str:
@@ -219,7 +272,7 @@ def html_table(sections: Iterable[Section], title: str | None = None) -> str:
                 [len(h) for h, _ in sections if h] + [1])
     parts = ['<table class="symq-result">']
     if title:
-        parts.append(f"<caption{_NO_MATH}>{html.escape(title)}</caption>")
+        parts.append(f"<caption{_NO_MATH}>{html.escape(printable(title))}</caption>")
     for header, rows in sections:
         for row, tag in ([(header, "th")] if header else []) + [(r, "td") for r in rows]:
             cells = list(row) + [None] * (width - len(row))
@@ -347,12 +400,17 @@ def as_result(result: Any) -> Any:
     return result
 
 
-_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-            "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+#: the same characters in LaTeX's text mode (documents compiled with pdflatex)
+_TEXT_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+                 "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                 "\\": r"\textbackslash{}", "<": r"\textless{}", ">": r"\textgreater{}",
+                 "|": r"\textbar{}"}
 
 
 def escape(text: str) -> str:
-    r"""Text safe for LaTeX's text mode (names, file names).
+    r"""Text safe for LaTeX's text mode (names, file names, messages in a document): the text
+    counterpart of :func:`text_latex`, with the same characters escaped (the names of a model
+    go in math mode through :func:`name_latex`).
 
     Parameters
     ----------
@@ -362,13 +420,17 @@ def escape(text: str) -> str:
     Returns
     -------
     str
-        With ``& % $ # _ { } ~ ^ \`` escaped.
+        Non-printable characters written out first (:func:`printable`), then
+        ``& % $ # _ { } ~ ^ \ < > |`` escaped; other characters (letters of any script) stay,
+        for a Unicode-aware preamble (:func:`symq.presentation.latex.document`).
 
     Examples
     --------
     >>> print(escape("a_b & 50%"))
     a\_b \& 50\%
+    >>> print(escape("{\\input{/etc/passwd}}"))
+    \{\textbackslash{}input\{/etc/passwd\}\}
 
     Running time: O(length of the text).
     """
-    return "".join(_SPECIAL.get(c, c) for c in str(text))
+    return "".join(_TEXT_SPECIAL.get(c, c) for c in printable(text))

@@ -20,6 +20,7 @@ lambda/2
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
@@ -29,9 +30,56 @@ from symq.errors import ModelError
 from symq.arithmetic.expressions import parse_expression, positive_symbol
 
 __all__ = ["parse_rate", "parse_value", "positive_symbol", "check_rate", "value_names",
-           "check_names"]
+           "check_names", "INTERNAL_NAMES", "check_rate_name"]
 
 _NOT_NUMBERS = {"nan", "inf", "infinity", "oo", "zoo"}
+
+#: names of symq's own variables, which no rate may take (a rate ``t`` would be read as the time
+#: of a response-time law): the transform and time variables of
+#: :mod:`symq.engines.distributions` (``THETA``, ``TIME``), with what each one is
+INTERNAL_NAMES = {"theta": "the transform variable theta of response-time laws (their LST)",
+                  "t": "the time variable t of response-time laws (CDF and survival function)"}
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD = re.compile(r"(?<![A-Za-z0-9_.])[A-Za-z][A-Za-z0-9_]*")  # (``_x``: the grammar's message)
+
+
+def check_rate_name(name: str, what: str) -> None:
+    r"""Refuse a rate name that clashes with a variable of symq's own: ``theta`` and ``t`` (the
+    transform and time of response-time laws) and any name containing ``__`` (symq names the
+    intermediate quantities of structured formulas ``H__1_2``, ``W__1``, ...), with a message
+    that names the clash and a rename.
+
+    Parameters
+    ----------
+    name : str
+        A rate (symbol) name.
+    what : str
+        Names the rate in the message (``"arrival rate of class '1'"``).
+
+    Raises
+    ------
+    ModelError
+        A reserved name.
+
+    Examples
+    --------
+    >>> check_rate_name("theta_1", "arrival rate of class '1'")
+    >>> check_rate_name("t", "service rate of server '1'")
+    Traceback (most recent call last):
+        ...
+    symq.errors.ModelError: service rate of server '1': the rate name 't' is symq's own: the time variable t of response-time laws (CDF and survival function); rename the rate, e.g. t_1
+
+    Running time: O(len(name)).
+    """
+    if name in INTERNAL_NAMES:
+        raise ModelError(f"{what}: the rate name {name!r} is symq's own: {INTERNAL_NAMES[name]}; "
+                         f"rename the rate, e.g. {name}_1")
+    if "__" in name:
+        fixed = re.sub("_+", "_", name).strip("_") or "x"
+        raise ModelError(f"{what}: the rate name {name!r} contains '__', which symq keeps for the "
+                         "intermediate quantities of structured formulas (H__1_2, W__1); rename "
+                         f"the rate with single underscores, e.g. {fixed}")
 
 
 def _parse_text(text: str, what: str) -> sympy.Expr:
@@ -39,7 +87,24 @@ def _parse_text(text: str, what: str) -> sympy.Expr:
     stripped = text.strip()
     if stripped.lower().lstrip("+-") in _NOT_NUMBERS:
         raise ModelError(f"{what} is {stripped}; give a finite positive number or a symbol name")
+    for name in _WORD.findall(text):
+        check_rate_name(name, what)
     return parse_expression(text, what)
+
+
+def _check_symbols(expr: sympy.Expr, what: str) -> None:
+    """A sympy expression given as a rate: each symbol name must be one the grammar reads (so
+    that every output, text, JSON or LaTeX, prints it as a plain name) and not symq's own."""
+    for symbol in sorted(expr.free_symbols, key=lambda s: s.name):
+        name = symbol.name
+        check_rate_name(name, what)
+        if not _NAME.fullmatch(name):
+            raise ModelError(f"{what}: the symbol name {name!r} is not a rate name: names start "
+                             "with a letter and use letters, digits and single underscores")
+        parsed = parse_expression(name, f"{what}: the symbol {name!r}")
+        if not (isinstance(parsed, sympy.Symbol) and parsed.name == name):
+            raise ModelError(f"{what}: the symbol name {name!r} is not a rate name (it reads as "
+                             f"{parsed}); choose another name such as {name}_1")
 
 
 def parse_value(value: Any, what: str) -> sympy.Expr:
@@ -90,6 +155,7 @@ def parse_value(value: Any, what: str) -> sympy.Expr:
         expr = sympy.sympify(value)
         if expr.has(sympy.Float):
             raise ModelError(f"{what} contains the float {expr}; use sympy.Rational so results stay exact")
+        _check_symbols(expr, what)
         # every rate symbol is positive: rebuild symbols given without that assumption
         return expr.xreplace({s: positive_symbol(s.name) for s in expr.free_symbols})
     raise TypeError(f"{what} must be a sympy expression, an int, a Fraction or a string, "

@@ -34,7 +34,8 @@ from symq.models.model import Model
 from symq.display import Displayed, Math, set_display, text_latex
 
 __all__ = ["StabilityReport", "StabilityConditions", "stability_report", "check_stability", "is_stable",
-           "stability_conditions", "brute_force_stability_report", "check_union_conditions"]
+           "stability_conditions", "brute_force_stability_report", "check_union_conditions",
+           "never_stable", "never_stable_message"]
 
 
 @dataclass(frozen=True)
@@ -231,27 +232,35 @@ def is_stable(model: Model) -> bool:
 
 
 def check_stability(model: Model) -> None:
-    """Raise :class:`UnstableModelError` naming a violating class set; no-op for symbolic rates.
+    """Raise :class:`UnstableModelError` naming a violating class set; for symbolic rates, only
+    when no values of the symbols can make the model stable (:func:`never_stable`).
 
     Parameters
     ----------
     model : Model
-        Numeric rates are checked exactly; a model with symbolic rates passes unchecked (its
-        conditions are :func:`stability_conditions`).
+        Numeric rates are checked exactly; a model with symbolic rates passes unless one of its
+        conditions can never hold (its conditions are :func:`stability_conditions`).
 
     Raises
     ------
     UnstableModelError
-        Some class set brings at least as much work as its servers can do.
+        Some class set brings at least as much work as its servers can do (for symbolic rates:
+        whatever positive values the symbols take).
 
     Examples
     --------
-    >>> from symq import example_model
+    >>> from symq import example_model, model
     >>> check_stability(example_model("n"))
+    >>> check_stability(model("n"))
 
-    Running time: that of :func:`is_stable`.
+    Running time: that of :func:`is_stable`; for symbolic rates that of :func:`never_stable`.
     """
-    if model.is_empty or not model.is_numeric:
+    if model.is_empty:
+        return
+    if not model.is_numeric:
+        found = never_stable(model)
+        if found is not None:
+            raise UnstableModelError(never_stable_message(model, found))
         return
     classes = _violating_classes(model)
     if classes is not None:
@@ -430,3 +439,165 @@ def stability_conditions(model: Model, max_classes: int = 12) -> StabilityCondit
             if _connected(model, classes):
                 conditions.append((classes, servers))
     return StabilityConditions(conditions, model)
+
+
+# ------------------------------------------------------------------ never stable (symbolic rates)
+#: at most this many unions of class server sets are checked by :func:`never_stable`; past it,
+#: the closures of the single classes and the whole model
+NEVER_STABLE_UNIONS = 4096
+
+
+def _linear(expr: sympy.Expr) -> dict | None:
+    """``expr`` as ``{symbol or 1: Fraction}`` when it is a linear form with rational
+    coefficients (the usual rates: ``lambda_1``, ``x/2``, ``3*mu + 1``), else None."""
+    if expr.is_Rational:
+        return {1: Fraction(int(expr.p), int(expr.q))}
+    form: dict = {}
+    for term, coefficient in expr.as_coefficients_dict().items():
+        if not coefficient.is_Rational or not (term == 1 or term.is_Symbol):
+            return None
+        form[term] = form.get(term, 0) + Fraction(int(coefficient.p), int(coefficient.q))
+    return form
+
+
+def _never_positive(capacity: sympy.Expr, load: sympy.Expr, forms: tuple | None) -> bool:
+    r"""True when $\mu - \lambda > 0$ holds for no positive values of the symbols (decided
+    exactly for linear forms: every coefficient and the constant of $\lambda - \mu$ are
+    $\ge 0$; otherwise by sympy's sign rules on the difference, which may not decide)."""
+    if forms is not None:
+        cap, lam = forms
+        keys = set(cap) | set(lam)
+        return all(lam.get(k, 0) - cap.get(k, 0) >= 0 for k in keys)
+    gap = load - capacity
+    for candidate in (gap, sympy.expand(gap), sympy.factor(gap)):
+        if candidate.is_nonnegative:
+            return True
+    return False
+
+
+def _candidate_sets(masks: list[int]) -> list[tuple[int, list[int]]]:
+    """``(X, R(X))`` for the unions ``X`` of the class server sets ``masks`` (bitmasks), ``R(X)``
+    the classes served only by ``X``; past :data:`NEVER_STABLE_UNIONS` unions (or about 2*10^5
+    steps), each class with its own server set and all classes with all servers."""
+    found, steps = {0}, 0
+    for m in masks:
+        found |= {x | m for x in found}
+        steps += len(found)
+        if len(found) > NEVER_STABLE_UNIONS or steps + len(found) * len(masks) > 2 * 10 ** 5:
+            everything = 0
+            for mask in masks:
+                everything |= mask
+            return ([(m, [k]) for k, m in enumerate(masks)]
+                    + [(everything, list(range(len(masks))))])
+    found.discard(0)
+    return [(x, [k for k, m in enumerate(masks) if m & ~x == 0])
+            for x in sorted(found, key=lambda x: (bin(x).count("1"), x))]
+
+
+def never_stable(model: Model) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    r"""A stability condition $\lambda(A) < \mu(S(A))$ that no positive values of the symbols can
+    satisfy, as ``(classes, servers)``, or None when none was found: ``x < x/2``,
+    ``lambda_1 < lambda_1``, ``a + b < a``; such a model has no stationary law whatever its rates,
+    so every quantity refuses it.
+
+    The sets checked are the unions $X$ of class server sets with $A = R(X)$ (every condition is
+    implied by one of them), at most :data:`NEVER_STABLE_UNIONS` of them, else each class alone
+    and the whole model. A condition whose rates are linear forms with rational
+    coefficients is decided exactly (it never holds iff every coefficient and the constant of
+    $\lambda(A) - \mu(S(A))$ are $\ge 0$); other rates are decided by sympy's sign rules, which
+    may leave a never-stable condition undetected (never a stable one reported).
+
+    Parameters
+    ----------
+    model : Model
+        Symbolic or numeric rates (numeric ones: see :func:`check_stability`).
+
+    Returns
+    -------
+    tuple or None
+        ``(classes, servers)`` of a condition that never holds.
+
+    Examples
+    --------
+    >>> from symq import Model, model
+    >>> m = Model(compatibility={"1": ["1"]}, arrival_rates={"1": "x"}, service_rates={"1": "x/2"})
+    >>> never_stable(m)
+    (('1',), ('1',))
+    >>> never_stable(model("n")) is None
+    True
+
+    Running time: O(U (J + M)) for U unions (at most :data:`NEVER_STABLE_UNIONS`, else
+    U = J + 1), plus sympy's sign rules on each condition whose rates are not linear forms.
+    """
+    if model.is_empty:
+        return None
+    all_classes, all_servers = model.classes, model.servers
+    index = {s: j for j, s in enumerate(all_servers)}
+    masks = [sum(1 << index[s] for s in model.compatibility[c]) for c in all_classes]
+    seen: dict = {}  # one linear form per distinct rate (redundancy:K:D: one for all classes)
+    lam_forms = [seen[r] if r in seen else seen.setdefault(r, _linear(r))
+                 for r in (model.arrival_rates[c] for c in all_classes)]
+    mu_forms = [seen[r] if r in seen else seen.setdefault(r, _linear(r))
+                for r in (model.service_rates[s] for s in all_servers)]
+    linear = all(f is not None for f in lam_forms + mu_forms)
+    if linear:  # whole numbers over one common denominator: integer sums below
+        scale = math.lcm(*(v.denominator for f in {id(f): f for f in lam_forms + mu_forms}.values()
+                           for v in f.values()))
+        scaled: dict = {}
+        lam_forms = [scaled.setdefault(id(f), {k: int(v * scale) for k, v in f.items()})
+                     for f in lam_forms]
+        mu_forms = [scaled.setdefault(id(f), {k: int(v * scale) for k, v in f.items()})
+                    for f in mu_forms]
+    for x, required in _candidate_sets(masks):
+        servers = [j for j in range(len(all_servers)) if x >> j & 1]
+        forms = None
+        if linear:
+            load: dict = {}
+            for k in required:
+                for key, value in lam_forms[k].items():
+                    load[key] = load.get(key, 0) + value
+            capacity: dict = {}
+            for j in servers:
+                for key, value in mu_forms[j].items():
+                    capacity[key] = capacity.get(key, 0) + value
+            forms = (capacity, load)
+        classes = tuple(all_classes[k] for k in required)
+        names = tuple(all_servers[j] for j in servers)
+        if _never_positive(model.service_rate(names) if forms is None else None,
+                           model.arrival_rate(classes) if forms is None else None, forms):
+            return classes, names
+    return None
+
+
+def never_stable_message(model: Model, found: tuple[tuple[str, ...], tuple[str, ...]]) -> str:
+    r"""The one-line refusal for a condition that no rates can satisfy.
+
+    Parameters
+    ----------
+    model : Model
+        The model.
+    found : tuple
+        ``(classes, servers)`` from :func:`never_stable`.
+
+    Returns
+    -------
+    str
+        Names the classes, the servers, the condition and what to change.
+
+    Examples
+    --------
+    >>> from symq import Model
+    >>> m = Model(compatibility={"1": ["1"]}, arrival_rates={"1": "x"}, service_rates={"1": "x/2"})
+    >>> print(never_stable_message(m, never_stable(m)))
+    never stable: the condition x < x/2 of classes {'1'} and their servers {'1'} holds for no positive values of the rates, so no stationary law exists; change those arrival or service rates
+
+    Running time: O(J + M).
+    """
+    from symq.display import printable
+    classes, servers = found
+    condition = f"{model.arrival_rate(classes)} < {model.service_rate(servers)}"
+    names = "{" + ", ".join(printable(repr(i)) for i in classes) + "}"
+    serving = "{" + ", ".join(printable(repr(j)) for j in servers) + "}"
+    return (f"never stable: the condition {condition} of classes {names} and their servers "
+            f"{serving} holds for no positive values of the rates, so no stationary law exists; "
+            "change those arrival or service rates")

@@ -259,7 +259,8 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
     ModelError
         Unknown names, a forced method that does not apply, values for names the model lacks.
     UnstableModelError
-        Numeric rates that make the model unstable.
+        Numeric rates that make the model unstable, or symbolic rates that no values can make
+        stable (:func:`symq.models.stability.never_stable`).
     TooLargeError
         The route's work estimate is past its limit.
     UnsupportedError
@@ -294,8 +295,11 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
     if model.is_numeric:
         from symq.engines.normalization.entry import check_stability_fast
         check_stability_fast(model)
+    else:  # symbolic: refuse a model that no rates can make stable (x < x/2)
+        from symq.models.stability import check_stability
+        check_stability(model)
     options = {"digits": digits if model.is_numeric else None, "time": time,
-               "percentile": percentile}
+               "percentile": percentile, "arithmetic": arithmetic}
     notes = []
     try:
         raw = route.function()(model, quantity, discipline, route, options)
