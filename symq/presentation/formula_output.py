@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 import sympy
 
+from symq.display import printable
 from symq.errors import ModelError
 from symq.engines.formulas import FORMS
 
@@ -22,7 +23,8 @@ __all__ = ["derive_result", "latex_rows", "label_latex"]
 
 def label_latex(label: str) -> str:
     r"""A result label (``"total"``, ``"per_class 1"``, ``"per_server 2"``, ``"lst 1"``) as a
-    LaTeX name: $L$, $L_{1}$, $\psi_{2}$, $\text{lst}_{1}$.
+    LaTeX label, each class or server name through :func:`symq.display.name_latex` (the one
+    escaping of names in every LaTeX output).
 
     Parameters
     ----------
@@ -36,33 +38,23 @@ def label_latex(label: str) -> str:
 
     Examples
     --------
-    >>> print(label_latex("per_class 1"), label_latex("total"))
-    \text{class 1} \text{total}
+    >>> print(label_latex("per_class 1"), label_latex("total"), label_latex("lst a_b"))
+    \text{class }1 \text{total} \text{lst}_{\text{a}\_\text{b}}
 
     Running time: O(len(label)).
     """
+    from symq.display import name_latex, text_latex  # names are escaped by name_latex only
     if not label:
         return ""
     parts = label.split(" ", 1)
     key, rest = parts[0], (parts[1] if len(parts) > 1 else "")
-    sub = _sub(rest)
     if key == "per_class":
-        return rf"\text{{class }}{sub}" if not rest else rf"\text{{class {_esc(rest)}}}"
+        return r"\text{class }" + name_latex(rest) if rest else r"\text{class}"
     if key == "per_server":
-        return rf"\text{{server {_esc(rest)}}}"
+        return r"\text{server }" + name_latex(rest) if rest else r"\text{server}"
     if key == "total":
         return r"\text{total}"
-    return rf"\text{{{_esc(key.replace('_', ' '))}}}" + (f"_{{{sub}}}" if rest else "")
-
-
-def _esc(text: str) -> str:
-    from symq.display import escape
-    return escape(text)
-
-
-def _sub(text: str) -> str:
-    from symq.display import escape
-    return rf"\text{{{escape(text)}}}" if text and not text.isalnum() else text
+    return text_latex(key.replace("_", " ")) + (f"_{{{name_latex(rest)}}}" if rest else "")
 
 
 def latex_rows(rows: list[tuple[str, str]]) -> str:
@@ -141,7 +133,8 @@ def derive_result(result: Any, form: str, want: str = "all") -> dict[str, Any]:
         from symq.queries.quantities import flatten_result
         exact = result.exact
         rows = flatten_result(exact)
-        text = "\n".join(f"{label}: {expr}" if label else str(expr) for label, expr in rows)
+        text = "\n".join(f"{printable(label)}: {expr}" if label else str(expr)
+                         for label, expr in rows)
         tex = latex_rows([(label_latex(label), sympy.latex(expr)) for label, expr in rows])
         return {"form": "expanded" if form == "structured" else form, "structured": None,
                 "result": exact, "text": text, "latex": tex,
@@ -154,7 +147,7 @@ def derive_result(result: Any, form: str, want: str = "all") -> dict[str, Any]:
         if len(results) == 1 and not results[0][0]:
             lines.append(f"result: {results[0][1]}")
         else:
-            lines += [f"result {label}: {name}" for label, name in results]
+            lines += [f"result {printable(label)}: {name}" for label, name in results]
         return {"form": form, "structured": f, "result": None, "text": "\n".join(lines),
                 "latex": f.latex(), "json_result": None}
     texts = f.expanded_text(form) if want != "latex" else None
@@ -162,7 +155,7 @@ def derive_result(result: Any, form: str, want: str = "all") -> dict[str, Any]:
     labelled = f.result_names()
     text = tex = json_result = None
     if texts is not None:
-        text = "\n".join(f"{label}: {t}" if label else t
+        text = "\n".join(f"{printable(label)}: {t}" if label else t
                          for (label, _), t in zip(labelled, _flat(texts)))
     if lates is not None:
         tex = latex_rows([(names[name] if label else "", t)

@@ -248,9 +248,8 @@ def _latex_text(name: str) -> str:
         return name
     if re.match(r"^[A-Za-z0-9,]+$", name):
         return name.replace(",", "{,}")
-    safe = re.sub(r"[^A-Za-z0-9]", lambda m: "\\" + m.group(0) if m.group(0) in "_&%$#" else "-",
-                  name)
-    return rf"\text{{{safe}}}"
+    from symq.display import text_latex  # the one LaTeX escaping of names (docs/security.md)
+    return text_latex(name)
 
 
 def _grouped(pairs: list[tuple[Any, tuple[str, ...]]]) -> list[Term]:
