@@ -45,9 +45,14 @@ def nested_response_time(model: Model, quantity: str, discipline: str, route: An
 
 def tagged_job(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
     """The tagged-job laws: exact formulas (:func:`symq.queries.response_time.derive_quantity`),
-    or with ``options["digits"]`` on numeric rates what ``symq evaluate`` prints (certified
-    survival, percentiles, the serving server)."""
+    the structured transform for the ``structured`` arithmetic
+    (:func:`symq.engines.response_time.structured.transform_formula`), or with
+    ``options["digits"]`` on numeric rates what ``symq evaluate`` prints (certified survival,
+    percentiles, the serving server)."""
     from symq.queries.response_time import derive_quantity, evaluate_request
+    if options.get("arithmetic") == "structured":
+        from symq.engines.response_time.structured import transform_formula
+        return transform_formula(model, quantity.split("-")[0], discipline)
     if options.get("digits") is not None and model.is_numeric:
         return evaluate_request(model, quantity, discipline, options["digits"],
                                 time=options.get("time"), percentile=options.get("percentile"))

@@ -213,8 +213,12 @@ def check_expanded(model, quantity: str, discipline: str, what: str, args: Any =
     Running time: that of the structured definitions evaluated on a line (milliseconds for
     the built-in models).
     """
-    from symq.engines.formulas import structured
-    estimate = structured(model, quantity, discipline).expanded_size()
+    if quantity in ("response-time", "waiting-time"):  # the structured transform's laws
+        from symq.engines.response_time.structured import transform_formula
+        estimate = transform_formula(model, quantity.split("-")[0], discipline).expanded_size()
+    else:
+        from symq.engines.formulas import structured
+        estimate = structured(model, quantity, discipline).expanded_size()
     check("expanded-terms", estimate, what, limit_value("expanded-terms", args))
     return estimate
 

@@ -2,10 +2,10 @@ r"""The quantities ``response-time``, ``response-time-survival``, ``waiting-time
 ``waiting-time-survival`` of the command line, for every graph and discipline.
 
 * :func:`derive_quantity` -- the exact formulas: per class the LST (in ``theta``), mean,
-  variance and CDF (in ``t``), or the survival function $P(T_c>t)$. Symbolic rates are handled
-  for models of at most :data:`SYMBOLIC_SERVERS` server and :data:`SYMBOLIC_CLASSES` classes (nested collaborative
-  models of any size keep the Thm 4.5 handler of :mod:`symq.engines.aggregated`, and classes whose
-  servers share one rate the Cor 4.8 one); numeric rates for any graph up to 12 servers.
+  variance and CDF (in ``t``), or the survival function $P(T_c>t)$. Symbolic rates on any graph
+  go through the structured transform of :mod:`symq.engines.response_time.structured` (python-flint
+  rational functions; its survival is a sum of exponentials with symbolic coefficients);
+  numeric rates for any graph up to 12 servers.
 * :func:`evaluate_request` -- what ``symq evaluate`` prints: certified decimals, the survival at
   ``--time T`` and the ``--percentile P`` per class; for ALIS/RAIS also the law of the server
   that serves a job of each class.
@@ -32,10 +32,9 @@ from symq.engines.distributions import THETA, TIME
 from symq.errors import ModelError, UnsupportedError
 from symq.models.model import Model
 from symq.arithmetic.numeric import decimal_string
-from symq.engines.response_time.laws import DISCIPLINES, field_lst, response_time_law, server_law, waiting_time_law
+from symq.engines.response_time.laws import DISCIPLINES, response_time_law, server_law, waiting_time_law
 
-__all__ = ["NEW_QUANTITIES", "SYMBOLIC_SERVERS", "derive_quantity", "evaluate_request",
-           "check_options", "METHODS"]
+__all__ = ["NEW_QUANTITIES", "derive_quantity", "evaluate_request", "check_options", "METHODS"]
 
 NEW_QUANTITIES = {
     "response-time-survival": "P(T_c > t) per class (evaluate at --time T)",
@@ -43,8 +42,6 @@ NEW_QUANTITIES = {
                     "variance, CDF",
     "waiting-time-survival": "P(W_c > t) per class (evaluate at --time T)",
 }
-SYMBOLIC_SERVERS = 1
-SYMBOLIC_CLASSES = 2
 _KIND = {"response-time": "response", "response-time-survival": "response",
          "waiting-time": "waiting", "waiting-time-survival": "waiting"}
 
@@ -59,48 +56,24 @@ METHODS = {
 }
 
 
-def _symbolic_terms(expr: sympy.Expr) -> tuple[sympy.Expr, list[tuple[sympy.Expr, int, sympy.Expr]]]:
-    """``(atom, [(r, j, A)])`` with LST ``= atom + sum A/(theta + r)^j``, for a denominator that
-    splits into factors linear in theta (else :class:`UnsupportedError`)."""
-    num, den = sympy.fraction(sympy.cancel(expr))
-    pn, pd = sympy.Poly(num, THETA), sympy.Poly(den, THETA)
-    atom = pn.LC() / pd.LC() if pn.degree() == pd.degree() else sympy.Integer(0)
-    _, factors = sympy.factor_list(den, THETA)
-    items = []
-    for factor, m in factors:
-        p = sympy.Poly(factor, THETA)
-        if p.degree() == 0:
-            continue
-        if p.degree() != 1:
-            raise UnsupportedError("the CDF has no closed form in the rates here (irrational "
-                                   "poles); evaluate it at numeric rates")
-        r = sympy.cancel(p.all_coeffs()[1] / p.all_coeffs()[0])
-        core = sympy.cancel(expr * (THETA + r) ** m)
-        for j in range(m, 0, -1):
-            order = m - j
-            value = sympy.diff(core, THETA, order).subs(THETA, -r) / sympy.factorial(order)
-            value = sympy.factor(sympy.cancel(value))
-            if value != 0:
-                items.append((r, j, value))
-    return atom, items
-
-
-def _symbolic_survival(expr: sympy.Expr, t: Any = TIME) -> sympy.Expr:
-    _, items = _symbolic_terms(expr)
-    return sympy.Add(*(a * sympy.exp(-r * t) * sympy.Add(*(t**i / (sympy.factorial(i) * r**(j - i))
-                                                           for i in range(j)))
-                       for r, j, a in items))
-
-
-def _symbolic_lst(model: Model, job_class: str, discipline: str, kind: str) -> sympy.Expr:
-    if len(model.servers) > SYMBOLIC_SERVERS or len(model.classes) > SYMBOLIC_CLASSES:
-        # the N model (2 servers, 2 classes) already takes minutes in sympy's factor and apart
-        raise UnsupportedError(f"the {kind}-time law with symbolic rates is not available for "
-                               f"models of more than {SYMBOLIC_SERVERS} server or "
-                               f"{SYMBOLIC_CLASSES} classes (the formulas grow fast); evaluate "
-                               "it at numeric rates (model.substitute in Python, --set on the "
-                               "command line)")
-    return sympy.factor(field_lst(model, job_class, discipline, kind).as_expr())
+def _symbolic_row(model: Model, job_class: str, discipline: str, kind: str) -> dict:
+    """The law in symbols through the structured transform
+    (:mod:`symq.engines.response_time.structured`): the transform and the moments as cancelled
+    rational functions (python-flint), the survival function from the residues at the poles
+    $-r_X$ and $-\\mu_s$ (rational in the rates)."""
+    from symq.engines.formulas.arith import to_sympy
+    from symq.engines.response_time.structured import transform_formula
+    f = transform_formula(model, kind, discipline)
+    lst = to_sympy(f.expanded_values()["lst"][job_class], "factored")
+    moments = f.moments().expanded_values()
+    try:
+        survival = f.survival_expr(job_class)
+    except UnsupportedError as error:
+        raise UnsupportedError(f"the {kind}-time survival in symbols: {error}; evaluate it at "
+                               "numeric rates (--set on the command line)") from error
+    return {"lst": lst, "mean": to_sympy(moments["mean"][job_class], "factored"),
+            "variance": to_sympy(moments["variance"][job_class], "factored"),
+            "survival": survival}
 
 
 def _law(model: Model, job_class: str, discipline: str, kind: str):
@@ -147,12 +120,7 @@ def derive_quantity(model: Model, quantity: str, discipline: str = "collaborativ
             row = {"lst": law.lst_expr(THETA), "mean": sympy.Rational(law.mean()),
                    "variance": sympy.Rational(law.variance()), "survival": law.survival_expr(TIME)}
         else:
-            lst = _symbolic_lst(model, c, discipline, kind)
-            first = sympy.diff(lst, THETA).subs(THETA, 0)
-            second = sympy.diff(lst, THETA, 2).subs(THETA, 0)
-            row = {"lst": lst, "mean": sympy.factor(-first),
-                   "variance": sympy.factor(sympy.cancel(second - first**2)),
-                   "survival": _symbolic_survival(lst)}
+            row = _symbolic_row(model, c, discipline, kind)
         if survival:
             out.setdefault("per_class", {})[c] = row["survival"]
         else:

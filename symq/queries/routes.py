@@ -212,10 +212,16 @@ def _closed_form_estimate(model: Model, quantity: str, discipline: str, arithmet
 
 def _tagged_estimate(model: Model, quantity: str, discipline: str, arithmetic: str
                      ) -> tuple[str, int | None]:
-    """The tagged-job DPs visit every server set once per class (the mixture's size)."""
+    """The tagged-job DPs visit every server set once per class (the mixture's size); with
+    symbolic rates the structured transform costs as much (``dp-steps``), the laws multiplied
+    out the terms of the mean and variance (``expanded-terms``)."""
     width = len(model.classes) + len(model.servers)
-    name = "dp-steps" if model.is_numeric else "symbolic-dp-steps"
-    return name, (1 << len(model.servers)) * width * len(model.classes)
+    steps = (1 << len(model.servers)) * width * len(model.classes)
+    if model.is_numeric or arithmetic == "structured":
+        return "dp-steps", steps
+    from symq.engines.response_time.structured import transform_formula
+    kind = "response" if quantity.startswith("response") else "waiting"
+    return "expanded-terms", transform_formula(model, kind, discipline).moments().expanded_size()
 
 
 def _cap(name: str) -> int | None:
@@ -274,7 +280,7 @@ ROUTES: tuple[Route, ...] = (
     Route("nested-response-time", ("response-time",), _ALL, ("symbolic",), _nested_response,
           _closed_form_estimate, f"{_NZ}:nested_response_time",
           "sum or mixture of exponentials (Thm 4.5, Cor 4.4, Cor 4.8)", _nested_response_text),
-    Route("tagged-job", RESPONSE_TIME, _ALL, _EXACT, _always, _tagged_estimate,
+    Route("tagged-job", RESPONSE_TIME, _ALL, _EXACT + ("structured",), _always, _tagged_estimate,
           f"{_NZ}:tagged_job", "tagged-job laws: exact rational transforms", _tagged_text),
     Route("formulas", NORMALIZATION, _ALL, ("structured",), _always, _formula_estimate,
           f"{_NZ}:formulas", "structured formulas: named definitions, then the quantity",
@@ -425,7 +431,8 @@ def arithmetic_for(model: Model, quantity: str, discipline: str, exact: bool | N
     if not model.is_numeric:
         if exact is False:
             raise UnsupportedError("certified digits need numeric rates: give every rate a value")
-        if quantity in NORMALIZATION and form == "structured":
+        if (quantity in NORMALIZATION or quantity in ("response-time", "waiting-time")) and \
+                form == "structured":
             return "structured"
         return "symbolic"
     if quantity not in NORMALIZATION or exact is True:
@@ -448,7 +455,8 @@ def table_rows() -> list[dict[str, str]]:
         return {"_dp_estimate": "subset-DP steps (dp-steps, certified-steps, symbolic-dp-steps)",
                 "_formula_estimate": "subset-DP steps (dp-steps)",
                 "_closed_form_estimate": "(classes + servers)^2 (dp-steps)",
-                "_tagged_estimate": "2^M (J + M) J (dp-steps)"}[route.estimate.__name__]
+                "_tagged_estimate": "2^M (J + M) J (dp-steps); symbolic laws: "
+                                     "terms of the moments (expanded-terms)"}[route.estimate.__name__]
     return [{"route": r.name, "quantities": ", ".join(r.quantities),
              "disciplines": ", ".join(r.disciplines), "arithmetic": ", ".join(r.arithmetics),
              "estimate": estimate_name(r), "summary": r.summary + (" (only with --method)"

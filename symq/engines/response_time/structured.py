@@ -514,10 +514,20 @@ class TransformFormula(Structured):
         self._survival: dict = {}
 
     # ------------------------------------------------------------------ printing
-    def latex(self, star: bool = True, skip: frozenset | set = frozenset()) -> str:
-        r"""The definitions as one ``align*`` block; a slack too wide for a fraction is
-        written by its name ($r_X$, $\bar r^{(s)}_X$), defined on a line of its own first."""
-        return _latex(self.definitions, self.names, self._built.legend, star, skip)
+    def latex(self, star: bool = True, skip: frozenset | set = frozenset(), **options) -> str:
+        r"""The definitions as ``align*`` (the options of
+        :meth:`symq.engines.formulas.Structured.latex`); a slack too wide for a fraction is
+        written by its name ($r_X$, $\bar r^{(s)}_X$), defined once on a line of its own."""
+        return _legend_rows(lambda: super(TransformFormula, self).latex(star, skip, **options),
+                            self._built.legend, options.get("shown_labels"))
+
+    def paper_latex(self, title: str | None = None) -> str:
+        """The formula as it is pasted into a paper: headed blocks (the weights of the product
+        form, the server that serves the job, the transform) and the legend."""
+        return _paper(self, title, [
+            ("The weights of the product form.", ("Wt", "D", "G", "H")),
+            ("The server that serves the job.", ("R", "A", "Q", "p")),
+            ("The transform.", ("Delta", "J", "LST"))])
 
     def result_names(self) -> list[tuple[str, str]]:
         """``[(label, name)]``: ``("lst 1", "LST__1")``, ..., ``("server 1->2", "p__1__2")``."""
@@ -600,27 +610,20 @@ class TransformFormula(Structured):
         return {c: (env[n].num, env[n].den) for c, n in self.shape["lst"].items()}
 
     def expanded_values(self) -> Any:
-        """``{"lst": {c: RF}, "mean": {c: RF}, "variance": {c: RF}}`` (plus ``"server"``):
-        cancelled rational functions of the rates (and of ``theta`` for the transform), from
-        the definitions in python-flint arithmetic; computed once.
+        """``{"lst": {c: RF}}`` (and ``"server"``): the transforms (and the server law) as
+        cancelled rational functions of the rates and ``theta``, from the definitions in
+        python-flint arithmetic; computed once. The moments: :meth:`moments`.
 
         Running time: one polynomial product per term of every definition (the transforms
         of 4-server models: seconds)."""
         cached = getattr(self, "_expanded", None)
         if cached is not None:
             return cached
-        from symq.display import as_result
         from symq.engines.formulas.arith import FactoredFunctions, evaluate_definitions
         symbols = sorted(self.model.symbols, key=lambda s: s.name)
         field = FactoredFunctions(symbols + [THETA])
         env = evaluate_definitions(self.definitions, field.leaf, field.number)
-        out = {"lst": as_result({c: field.finish(env[n]) for c, n in self.shape["lst"].items()})}
-        moments = self.moments().expanded_values()
-        out["mean"], out["variance"] = moments["mean"], moments["variance"]
-        if "server" in self.shape:
-            out["server"] = as_result({k: field.finish(env[n])
-                                       for k, n in self.shape["server"].items()})
-        self._expanded = as_result(out)
+        self._expanded = _shape_map(self.shape, lambda n: field.finish(env[n]))
         return self._expanded
 
     def definition(self, name: str) -> Definition:
@@ -631,12 +634,29 @@ class TransformFormula(Structured):
         raise KeyError(name)
 
     def expanded_degrees(self) -> list[tuple[int, int]]:
-        """Not estimated for the transforms (their size is that of the moments)."""
-        return []
+        """``[(numerator degree, denominator degree)]`` of the expanded results (in the rates
+        and ``theta`` together), from the definitions on a random line (as
+        :meth:`symq.engines.formulas.Structured.expanded_degrees`)."""
+        from symq.engines.formulas.arith import FactoredFunctions, evaluate_definitions
+        symbols = sorted(self.model.symbols, key=lambda s: s.name)
+        if not symbols:
+            return []
+        field = FactoredFunctions(symbols + [THETA], line=True)
+        env = evaluate_definitions(self.definitions, field.leaf, field.number)
+        out = []
+        for _, name in self.result_names():
+            v = field.finish(env[name])
+            out.append((v.num.total_degree(), v.den.total_degree()))
+        return out
 
     def expanded_size(self) -> int:
-        """0: the limit of :mod:`symq.limits` on expanded forms is checked by the route."""
-        return 0
+        r"""A bound on the terms of the expanded transforms and of the expanded moments:
+        $\binom{n+d}{n}$ monomials of degree at most $d$ in the $n$ variables (rates and
+        $\theta$), summed (the estimate of the ``expanded-terms`` limit)."""
+        from math import comb
+        n = len(self.model.symbols) + 1
+        total = sum(comb(n + d, n) for dn, dd in self.expanded_degrees() for d in (dn, dd))
+        return total + self.moments().expanded_size()
 
     # ------------------------------------------------------------------ survival
     def survival_terms(self, job_class: str, values: Mapping[str, Any] | None = None
@@ -683,8 +703,18 @@ class _MomentFormula(Structured):
 
     _legend: dict = {}
 
-    def latex(self, star: bool = True, skip: frozenset | set = frozenset()) -> str:
-        return _latex(self.definitions, self.names, self._legend, star, skip)
+    def latex(self, star: bool = True, skip: frozenset | set = frozenset(), **options) -> str:
+        """As :meth:`TransformFormula.latex`."""
+        return _legend_rows(lambda: super(_MomentFormula, self).latex(star, skip, **options),
+                            self._legend, options.get("shown_labels"))
+
+    def paper_latex(self, title: str | None = None) -> str:
+        """Headed blocks (weights, server law, derivatives, moments) and the legend."""
+        return _paper(self, title, [
+            ("The weights of the product form.", ("Wt", "D", "G", "H")),
+            ("The server that serves the job.", ("R", "A", "Q", "p")),
+            ("The derivatives at theta = 0.", ("dDelta", "ddDelta", "dJ", "ddJ")),
+            ("The mean and the variance.", ("mean", "second", "var"))])
 
     def result_names(self) -> list[tuple[str, str]]:
         out = []
@@ -735,21 +765,75 @@ def _point(model: Model, values: Mapping[str, Any]) -> dict:
     return out
 
 
-def _latex(definitions, names, legend, star, skip) -> str:
-    rows = []
-    shown: set[str] = set()
-    for d in definitions:
-        if d.name in skip:
-            continue
-        wide = long_denominator(d)
-        if wide is not None and d.denom_label not in shown:
-            shown.add(d.denom_label)
-            label, text = legend.get(d.denom_label, (d.denom_label, wide))
-            if label not in shown:
+def _legend_rows(make, legend: dict, shown: set | None) -> str:
+    """``make()`` (an ``align*`` block) with each slack row labelled ``r_X + \theta`` written
+    as ``r_X`` (defined once: later rows of a name already defined are dropped)."""
+    if shown is not None:  # a slack defined by an earlier block: its theta row is not needed
+        for label, (name, _) in legend.items():
+            if name in shown:
                 shown.add(label)
-                rows.append((label, [text]))
-        rows.append((d.latex_name, definition_latex(d, names)))
-    return align_block(rows, star=star)
+    text = make()
+    lines = text.split("\n")
+    head, body, tail = lines[0], lines[1:-1], lines[-1]
+    rows = [line[:-3] if line.endswith(" \\\\") else line for line in body]
+    out, seen = [], set()
+    for row in rows:
+        lhs, sep, rhs = row.partition(" &= ")
+        if sep and lhs in legend:
+            lhs, rhs = legend[lhs]
+        if sep and lhs in {v[0] for v in legend.values()}:
+            if lhs in seen:
+                continue
+            seen.add(lhs)
+        out.append(lhs + sep + rhs if sep else row)
+    if shown is not None:
+        shown |= seen
+    return "\n".join([head, " \\\\\n".join(out), tail])
+
+
+_PAPER_LEGEND = {
+    "R": r"$R^{(s)}_X=\bigl(D_{X\setminus s}+\sum_{m\in X\setminus s}R^{(s)}_{X\setminus m}"
+         r"\bigr)/\bar r^{(s)}_X$ weighs the busy sets $X\ni s$ whose server $s$ is held for "
+         r"the tagged job, $\bar r^{(s)}_X=\mu(X)-\lambda(R(X\setminus s))$",
+    "A": r"$A^{(i,s)}_I$ sums the idle orders of $I$ whose first server of $S_i$ is $s$ "
+         r"($\widetilde W_I$ when $I\cap S_i=\{s\}$): a class-$i$ job that finds $I$ idle "
+         r"starts at once at $s$ with probability $A^{(i,s)}_I/\widetilde W_I$",
+    "Q": r"$Q^{(i,s)}_X=\bigl(R^{(s)}_X+\sum_{m\in X\setminus S_i}Q^{(i,s)}_{X\setminus m}"
+         r"\bigr)/r_X$ weighs the class-$i$ jobs that wait while the busy set is "
+         r"$X\supseteq S_i$ and are then served by $s$",
+    "p": r"$p_{i\to s}$ is the probability that a class-$i$ job is served by $s$ (ALIS and the "
+         r"canonical RAIS routing give the same law)",
+    "Delta": r"$\Delta_X(\theta)$ solves $(r_X+\theta)\Delta_X=\sum_Y(c_Y-e_Y\theta)\Delta_Y-"
+             r"\theta b_X$ and vanishes at $\theta=0$; $J_{i\to s}(\theta)=E[e^{-\theta W_i}"
+             r"-1;\,s]$",
+    "LST": r"$\hat F_{T_i}(\theta)=E\,e^{-\theta T_i}$ and $\hat F_{W_i}(\theta)=E\,"
+           r"e^{-\theta W_i}$ are the Laplace--Stieltjes transforms of the response and "
+           r"waiting times (the tagged-job method of docs/response-times.md)",
+}
+
+
+def _paper(f, title: str | None, groups: list) -> str:
+    """Headed ``align*`` blocks for a plain A4 article and the legend."""
+    try:
+        from symq.engines.formulas.paper import PAPER_DENOM_UNITS, PAPER_UNITS, PREAMBLE, legend
+    except ImportError:  # an older formulas package: one block
+        return f.latex()
+    first = f"% {title}" if title else (f"% symq: {f.quantity} of {f.model.name or 'the model'}"
+                                        f" ({f.discipline})")
+    out = [first.replace("\n", " "),
+           "% Preamble: " + " and ".join(PREAMBLE) + " (long blocks break across pages)."]
+    shown: set[str] = set()
+    for heading, families in groups:
+        names = {d.name for d in f.definitions if d.name.split("__", 1)[0] in families}
+        if not names:
+            continue
+        out.append(rf"\noindent\emph{{{heading}}}")
+        out.append(f.latex(only=names, limit=PAPER_UNITS, denom_limit=PAPER_DENOM_UNITS,
+                           shown_labels=shown))
+    mine = [text for key, text in _PAPER_LEGEND.items()
+            if any(d.name.split("__", 1)[0] == key for d in f.definitions)]
+    out.append(legend(f) + ("\n" + ";\n".join(mine) + "." if mine else ""))
+    return "\n".join(out)
 
 
 # ------------------------------------------------------------------------ residues
