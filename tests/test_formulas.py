@@ -11,9 +11,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-import re
-import shutil
-import subprocess
 
 import flint
 import pytest
@@ -273,10 +270,11 @@ def test_every_line_is_short():
 def test_cli_forms_and_json(capsys):
     assert main(["derive", "w", "empty-probability", "--discipline", "alis"]) == 0
     out = capsys.readouterr().out
-    assert "W__1_2 = " in out and out.strip().endswith("result: P__empty")
+    assert "W__1_2 = " in out and "\nresult: P__empty\n# G__ALIS = 1/pi(" in out
     assert main(["derive", "w", "mean-number", "--format", "latex"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(r"\begin{align*}") and "per_class" not in out
+    assert out.startswith("% symq: mean-number of w") and "per_class" not in out
+    assert r"\allowdisplaybreaks" in out.splitlines()[1] and "\\begin{align*}" in out
     assert main(["derive", "n", "mean-number", "--form", "expanded", "--format", "latex"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(r"\begin{align*}") and "L_{1} &= " in out and "per_class" not in out

@@ -148,8 +148,11 @@ def derive_result(result: Any, form: str, want: str = "all") -> dict[str, Any]:
             lines.append(f"result: {results[0][1]}")
         else:
             lines += [f"result {printable(label)}: {name}" for label, name in results]
+        from symq.engines.formulas.paper import G_TEXT
+        lines += [f"# {G_TEXT[g]}" for g in G_TEXT
+                  if any(d.name == g or d.name.startswith(g + "__") for d in f.definitions)]
         return {"form": form, "structured": f, "result": None, "text": "\n".join(lines),
-                "latex": f.latex(), "json_result": None}
+                "latex": f.paper_latex(), "json_result": None}
     texts = f.expanded_text(form) if want != "latex" else None
     lates = f.expanded_text(form, latex=True) if want != "text" else None
     labelled = f.result_names()

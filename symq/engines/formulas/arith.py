@@ -370,7 +370,8 @@ class FactoredFunctions(RationalFunctions):
     models after the products).
     """
 
-    def __init__(self, symbols: list[sympy.Symbol], seed: int = 14, line: bool = False) -> None:
+    def __init__(self, symbols: list[sympy.Symbol], seed: int = 14, line: bool = False,
+                 axis: int | None = None) -> None:
         super().__init__(symbols)
         rng = random.Random(seed)
         self.line = line
@@ -379,6 +380,10 @@ class FactoredFunctions(RationalFunctions):
             t = self.ctx.gens()[0]
             self.gens = {s: self.ctx.from_dict({(0,): rng.randrange(1, 1 << 30)})
                          + rng.randrange(1, 1 << 30) * t for s in self.symbols}
+            if axis is not None:  # only symbol ``axis`` varies: the degrees in it
+                self.gens = {s: t if k == axis else
+                             self.ctx.from_dict({(0,): rng.randrange(1, 1 << 30)})
+                             for k, s in enumerate(self.symbols)}
         n = self.ctx.nvars()
         self.point = tuple(rng.randrange(1 << 40, 1 << 41) for _ in range(n))
         self._line_ctx = self.flint.fmpz_mpoly_ctx.get(("t",), "lex")

@@ -71,19 +71,26 @@ def rate_latex(expr: Any) -> str:
     return text.lstrip(" +") if text.startswith(" - ") is False else "-" + text[3:]
 
 
+#: slack expression -> LaTeX label (r_{S}) of the formula being written (set by the caller)
+_LABELS: dict[Any, str] = {}
+
+
 def _coef_latex(coef: Any) -> tuple[str, bool]:
     """(LaTeX, needs parentheses before a product of names)."""
     coef = sympy.sympify(coef)
     if coef.is_Add:
         return rate_latex(coef), True
     if coef.is_Pow and coef.exp == -1:
-        return rf"\frac{{1}}{{{rate_latex(coef.base)}}}", False
+        base = _LABELS.get(coef.base) or rate_latex(coef.base)
+        return rf"\frac{{1}}{{{base}}}", False
     return sympy.latex(coef), False
 
 
 def _term_latex(term: Term, names: dict[str, str]) -> str:
     factors = " ".join(names[n] for n in term.names)
     coef = sympy.sympify(term.coef)
+    if coef.is_Pow and coef.exp == -1 and coef.base in _LABELS and factors:
+        return rf"\frac{{{factors}}}{{{_LABELS[coef.base]}}}"
     if not factors:
         return _coef_latex(coef)[0]
     if coef == 1:
@@ -110,28 +117,66 @@ def _join(parts: list[str]) -> str:
 DENOM_UNITS = 34
 
 
-def long_denominator(d: Definition) -> str | None:
-    """The LaTeX of ``d``'s rate denominator when it is too wide to show inline, else None."""
+def long_denominator(d: Definition, limit: float | None = None) -> str | None:
+    """The LaTeX of ``d``'s rate denominator when it is too wide to show inline (wider than
+    ``limit``, default :data:`DENOM_UNITS`), else None."""
     denom = sympy.sympify(d.denom)
     if denom == 1 or not d.denom_label:
         return None
     text = rate_latex(denom)
-    return text if width(text) > DENOM_UNITS else None
+    return text if width(text) > (DENOM_UNITS if limit is None else limit) else None
 
 
-def _denominator(d: Definition, names: dict[str, str]) -> str | None:
-    parts = []
+def _denominator(d: Definition, names: dict[str, str], factor: int = 1,
+                 labelled: bool = False) -> str | None:
+    parts = [str(factor)] if factor != 1 else []
     denom = sympy.sympify(d.denom)
-    if denom != 1 and long_denominator(d) is not None:
+    if denom != 1 and labelled:
         parts.append(d.denom_label)
     elif denom != 1:
         text = rate_latex(denom)
-        parts.append(rf"\left({text}\right)" if denom.is_Add and d.denom_names else text)
+        many = bool(d.denom_names) or factor != 1
+        parts.append(rf"\left({text}\right)" if denom.is_Add and many else text)
     parts += [names[n] for n in d.denom_names]
     return " ".join(parts) if parts else None
 
 
-def definition_latex(d: Definition, names: dict[str, str], limit: float = LINE_UNITS) -> list[str]:
+def _integer_denominator(e: Any) -> int:
+    """The integer ``q`` such that ``q e`` has no rational coefficient (``lambda/6``: 6)."""
+    e = sympy.sympify(e)
+    if e == 0:
+        return 1
+    if e.is_Pow and e.exp == -1:
+        return 1
+    den = sympy.fraction(sympy.together(e))[1]
+    c = den.as_coeff_Mul()[0]
+    return int(c) if c.is_Integer and c > 0 else 1
+
+
+def _cleared(d: Definition, labelled: bool) -> tuple[Definition, int]:
+    r"""``d`` with numerator and denominator multiplied by the least integer that clears the
+    rational coefficients (no fraction inside a fraction: $\frac{\lambda}{12\mu-\lambda}$, not
+    $\frac{\lambda/6}{2\mu-\lambda/6}$), and the integer factor left in front of a
+    denominator written by its label."""
+    from dataclasses import replace
+    from math import lcm
+    q_t = lcm(1, *(_integer_denominator(t.coef) for t in d.terms))
+    q_s = _integer_denominator(d.scale)
+    q_d = 1 if labelled else _integer_denominator(d.denom)
+    q = lcm(q_t * q_s, q_d)
+    if q == 1:
+        return d, 1
+    scale = sympy.sympify(d.scale)
+    into_terms = q if scale == 1 else q_t  # an integer factor goes into the sum when no scale
+    terms = [Term(sympy.expand(sympy.sympify(t.coef) * into_terms), t.names) for t in d.terms]
+    scale = sympy.expand(scale * (q // into_terms))
+    if labelled or sympy.sympify(d.denom) == 1:
+        return replace(d, terms=terms, scale=scale), q
+    return replace(d, terms=terms, scale=scale, denom=sympy.expand(sympy.sympify(d.denom) * q)), 1
+
+
+def definition_latex(d: Definition, names: dict[str, str], limit: float = LINE_UNITS,
+                     denom_limit: float | None = None) -> list[str]:
     """The right-hand side of ``d`` as one or more ``align`` line pieces (the first follows
     ``&=``; the others are continuation lines).
 
@@ -143,6 +188,9 @@ def definition_latex(d: Definition, names: dict[str, str], limit: float = LINE_U
         LaTeX of each definition name (:attr:`symq.engines.formulas.Structured.names`).
     limit : float
         Line width in the units of :func:`width`.
+    denom_limit : float, optional
+        Widest rate denominator shown inline (default :data:`DENOM_UNITS`); a wider one is
+        written by its label.
 
     Returns
     -------
@@ -160,10 +208,12 @@ def definition_latex(d: Definition, names: dict[str, str], limit: float = LINE_U
     """
     if d.product:
         return [" ".join(names[n] for n in d.terms[0].names) or "1"]
-    parts = [_term_latex(t, names) for t in d.terms] or ["0"]
-    if d.kind == "P" and len(d.terms) == 1 and d.terms[0].names:
+    if d.kind == "P" and len(d.terms) == 1 and d.terms[0].names and not d.denom_names:
         return [" ".join(names[n] for n in d.terms[0].names)]
-    den = _denominator(d, names)
+    labelled = long_denominator(d, denom_limit) is not None
+    d, factor = _cleared(d, labelled)
+    parts = [_term_latex(t, names) for t in d.terms] or ["0"]
+    den = _denominator(d, names, factor, labelled)
     scale = sympy.sympify(d.scale)
     scale_tex = "" if scale == 1 else _coef_latex(scale)[0]
     numerator = _join(parts)
