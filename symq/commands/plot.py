@@ -138,8 +138,10 @@ def run(args: argparse.Namespace) -> int:
     """
     from symq.presentation import pictures
     from symq.progress import callback
-    from symq.commands.common import emit_json
+    from symq.commands.common import check_output_path, emit_json
 
+    for path in args.output:  # a pipe, a device, a control character: refused before drawing
+        check_output_path(path, create_folder=True)
     kind = pictures.get(args.kind)
     subject, parameters = _subject(kind, args)
     options = {name: getattr(args, f"opt_{name}") for name in kind.options}

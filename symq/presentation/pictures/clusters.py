@@ -19,7 +19,7 @@ from typing import Sequence
 
 from symq.models.model import Model
 from symq.presentation.pictures import Picture, PictureKind, file_stem, pyplot, register
-from symq.presentation.pictures._drawing import bipartite, label
+from symq.presentation.pictures._drawing import bipartite, label, plain
 
 __all__ = ["draw"]
 
@@ -82,7 +82,7 @@ def draw(model: Model, weights: Sequence[str] = ()) -> Picture:
                        transform=right.transAxes, fontsize=10, color=palette(k % 10))
     for k, c in enumerate(d.clusters):
         left.scatter([], [], marker="s", color=palette(k % 10),
-                     label=f"{names[k]} = {{{', '.join(c.stations)}}}")
+                     label=f"{names[k]} = {{{', '.join(map(plain, c.stations))}}}")
     left.legend(loc="lower center", fontsize=8, ncol=min(3, len(d.clusters)),
                 bbox_to_anchor=(0.5, -0.12))
     verdict = {True: "stable", False: "unstable", None: "stability depends on the rates"}[d.stable]

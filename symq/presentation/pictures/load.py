@@ -25,7 +25,7 @@ from symq.models.model import Model
 from symq.queries.quantities import DISCIPLINES, QUANTITIES, derive, flatten_result
 from symq.models.stability import stability_report
 from symq.presentation.pictures import Picture, PictureKind, file_stem, pyplot, register
-from symq.presentation.pictures._drawing import label
+from symq.presentation.pictures._drawing import label, plain
 
 __all__ = ["stability_limit", "scaled", "curve", "draw"]
 
@@ -195,7 +195,7 @@ def draw(model: Model, quantity: str = "mean-response-time", discipline: str = "
     names = list(rows[0][1])
     xs = [float(x) for x, _ in rows]
     for name in names:
-        shown = name.replace("per_class ", "class ").replace("per_server ", "server ")
+        shown = plain(name.replace("per_class ", "class ").replace("per_server ", "server "))
         style = dict(lw=2.2, color="black") if name in ("total", "overall", quantity) else {}
         ax.plot(xs, [float(v[name]) for _, v in rows], marker="o", ms=4, label=shown, **style)
     ax.axvline(1.0, color="0.4", ls="--", lw=1)
