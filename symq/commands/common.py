@@ -281,8 +281,9 @@ def _whole(option: str, low: int = 1, high: int | None = None):
 whole_number = _whole
 
 
-def check_output_path(path: str, option: str = "--output") -> None:
-    """Refuse an output file that cannot be written, before any work is done.
+def check_output_path(path: str, option: str = "--output", create_folder: bool = False) -> None:
+    """Refuse an output file that cannot be written, before any work is done: the output must be
+    a regular file or a new path, named without control characters.
 
     Parameters
     ----------
@@ -290,11 +291,17 @@ def check_output_path(path: str, option: str = "--output") -> None:
         The file to be written (probed, and removed again if it did not exist).
     option : str
         The option that named it, for the message.
+    create_folder : bool
+        The command creates a missing folder (``plot``): a path in a folder that does not exist
+        yet passes the name check only.
 
     Raises
     ------
     ModelError
-        The folder does not exist, is not a folder, or is not writable; the path is a folder.
+        A control or other non-printable character in the name; the path exists and is not a
+        regular file (a named pipe, a device, a socket: writing would hang or go elsewhere); the
+        folder does not exist, is not a folder, or is not writable; the path is a folder; the
+        operating system refuses to create the file (``/proc``, read-only mounts).
 
     Examples
     --------
@@ -302,27 +309,58 @@ def check_output_path(path: str, option: str = "--output") -> None:
     Traceback (most recent call last):
         ...
     symq.errors.ModelError: --output /no/such/folder/report.tex: the folder /no/such/folder does not exist; create it first or write elsewhere
+    >>> check_output_path("/dev/null")
+    Traceback (most recent call last):
+        ...
+    symq.errors.ModelError: --output /dev/null: not a regular file (a character device); give the name of a new or regular file
 
     Running time: a few file-system calls.
     """
     import os
+    import stat
 
-    folder = os.path.dirname(os.path.abspath(path)) or "."
+    from symq.display import printable
+
+    shown = printable(path)
+    if not path or shown != path:
+        raise ModelError(f"{option} {shown}: the file name holds a control or other "
+                         "non-printable character; give a plain file name")
     if os.path.isdir(path):
         raise ModelError(f"{option} {path}: is a folder; give a file name")
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as error:
+        raise ModelError(f"{option} {path}: cannot use ({error.strerror or error}); "
+                         "write to a folder you can write") from None
+    if mode is not None and not stat.S_ISREG(mode):
+        kind = ("a named pipe" if stat.S_ISFIFO(mode) else "a character device"
+                if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode) else
+                "a socket" if stat.S_ISSOCK(mode) else "not a file")
+        raise ModelError(f"{option} {path}: not a regular file ({kind}); give the name of a new "
+                         "or regular file")
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    if create_folder and not os.path.exists(folder):
+        return
     if not os.path.isdir(folder):
         raise ModelError(f"{option} {path}: the folder {folder} does not exist; create it first "
                          "or write elsewhere")
-    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+    if not os.access(folder, os.W_OK) or (mode is not None and not os.access(path, os.W_OK)):
         raise ModelError(f"{option} {path}: not writable here; write to a folder you can write")
-    existed = os.path.exists(path)
-    try:  # a probe: some places (/proc, read-only mounts) refuse only at open
-        with open(path, "a", encoding="utf-8"):
-            pass
+    try:  # a probe: some places (/proc, read-only mounts) refuse only at open; O_NONBLOCK so
+        # that a pipe made meanwhile cannot block
+        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666)
     except OSError as error:
         raise ModelError(f"{option} {path}: cannot write ({error.strerror or error}); "
                          "write to a folder you can write") from None
-    if not existed:
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise ModelError(f"{option} {path}: not a regular file; give the name of a new or "
+                             "regular file")
+    finally:
+        os.close(descriptor)
+    if mode is None:
         os.remove(path)
 
 

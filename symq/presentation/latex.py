@@ -17,13 +17,13 @@ from typing import Iterable
 
 import sympy
 
-from symq.display import escape
+from symq.display import escape, name_latex
 from symq.models.model import Model
 
-__all__ = ["set_latex", "tikz_graph", "document", "math_block"]
+__all__ = ["set_latex", "tikz_graph", "document", "math_block", "unicode_preamble"]
 
 def set_latex(items: Iterable[str]) -> str:
-    r"""A set of names in math mode: ``\{1, 2\}``; names that are not numbers go in ``\text``.
+    r"""A set of names in math mode: ``\{1, 2\}``, each through :func:`symq.display.name_latex`.
 
     Parameters
     ----------
@@ -33,15 +33,12 @@ def set_latex(items: Iterable[str]) -> str:
     Returns
     -------
     str
-        The names between ``\{`` and ``\}``, each non-number :func:`escape`-d in text mode.
+        The names between ``\{`` and ``\}`` (the same as :func:`symq.display.set_display`).
 
     Examples
     --------
-    A special character stays inside the ``\text`` (compare
-    :func:`symq.display.set_display`):
-
     >>> print(set_latex(["1", "a_b"]))
-    \{1, \text{a\_b}\}
+    \{1, \text{a}\_\text{b}\}
 
     Running time: O(total length of the names).
     """
@@ -49,7 +46,7 @@ def set_latex(items: Iterable[str]) -> str:
 
 
 def _math_name(name: str) -> str:
-    return r"\text{" + escape(name) + "}" if not str(name).isdigit() else str(name)
+    return name_latex(name)
 
 
 def math_block(expr: sympy.Expr | str, lhs: str = "") -> str:
@@ -144,8 +141,46 @@ def tikz_graph(model: Model) -> str:
     return "\n".join(lines)
 
 
+def unicode_preamble(text: str) -> list[str]:
+    r"""Preamble lines that let pdflatex typeset every character of ``text``: T1 fonts and UTF-8
+    input, and for each character beyond ASCII a fallback ``[U+XXXX]`` box that LaTeX uses only
+    where it has no glyph of its own (``é`` stays ``é``; a Chinese or emoji class name comes out
+    as its code point instead of ending the run with "Unicode character not set up").
+
+    Parameters
+    ----------
+    text : str
+        The document (title and body) as it will be compiled.
+
+    Returns
+    -------
+    list of str
+        Lines for the preamble, after ``\documentclass``.
+
+    Examples
+    --------
+    >>> lines = unicode_preamble("caf\u00e9 \u6f22")
+    >>> lines[:2]
+    ['\\usepackage[T1]{fontenc}', '\\usepackage[utf8]{inputenc}']
+    >>> len(lines)
+    6
+
+    Running time: O(len(text)).
+    """
+    lines = [r"\usepackage[T1]{fontenc}", r"\usepackage[utf8]{inputenc}",
+             r"\newcommand{\symqchar}[1]{\mbox{\footnotesize\ttfamily[U+#1]}}",
+             # declare the fallback only where LaTeX knows no definition (\detokenize gives the
+             # bytes LaTeX names the character by)
+             r"\newcommand{\symqunicode}[2]{\ifcsname u8:\detokenize{#1}\endcsname\else"
+             r"\DeclareUnicodeCharacter{#2}{\symqchar{#2}}\fi}"]
+    for c in sorted({c for c in text if ord(c) > 127}):
+        lines.append(f"\\symqunicode{{{c}}}{{{ord(c):04X}}}")
+    return lines
+
+
 def document(title: str, body: str) -> str:
-    r"""A complete article that compiles with pdflatex (amsmath, amssymb, tikz, geometry).
+    r"""A complete article that compiles with pdflatex (amsmath, amssymb, tikz, geometry), with
+    a preamble for the non-ASCII characters of names (:func:`unicode_preamble`).
 
     Parameters
     ----------
@@ -167,6 +202,7 @@ def document(title: str, body: str) -> str:
     """
     return "\n".join([
         r"\documentclass[11pt]{article}",
+        *unicode_preamble(title + body),
         r"\usepackage[margin=2cm]{geometry}",
         r"\usepackage{amsmath,amssymb}",
         r"\usepackage{graphicx}",

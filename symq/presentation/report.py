@@ -25,7 +25,7 @@ from typing import Any, Callable, Mapping
 import sympy
 
 from symq.errors import SymqError
-from symq.display import escape
+from symq.display import escape, name_latex, printable
 from symq.presentation.latex import document, math_block, set_latex, tikz_graph
 from symq.models.model import Model
 from symq.engines.nested import is_nested, nesting_tree
@@ -147,10 +147,10 @@ def _model_section(model: Model) -> Section:
     section.text(f"{len(model.classes)} job classes and {len(model.servers)} servers. Class $i$ "
                  "arrives as a Poisson process of rate $\\lambda_i$ and can be served by the "
                  "servers $S_i$; server $j$ works at exponential rate $\\mu_j$.")
-    rows = [[f"${escape(i)}$", f"${sympy.latex(model.arrival_rates[i])}$",
+    rows = [[f"${name_latex(i)}$", f"${sympy.latex(model.arrival_rates[i])}$",
              f"${set_latex(model.compatibility[i])}$"] for i in model.classes]
     section.blocks.append(("table", ["class $i$", "$\\lambda_i$", "$S_i$"], rows))
-    rows = [[f"${escape(j)}$", f"${sympy.latex(model.service_rates[j])}$",
+    rows = [[f"${name_latex(j)}$", f"${sympy.latex(model.service_rates[j])}$",
              f"${set_latex(model.classes_of([j]))}$"] for j in model.servers]
     section.blocks.append(("table", ["server $j$", "$\\mu_j$", "$C_j$"], rows))
     section.blocks.append(("graph", model))
@@ -191,7 +191,7 @@ def _nesting_section(model: Model) -> Section:
     section.text("The server sets $S_i$ form a laminar family (the model is nested). Nesting "
                  "tree, each set with its classes and the sets it contains:")
     rows = [[f"${set_latex(sorted(s, key=model.servers.index))}$",
-             ", ".join(f"${escape(c)}$" for c in tree.nodes[s]["classes"]),
+             ", ".join(f"${name_latex(c)}$" for c in tree.nodes[s]["classes"]),
              ", ".join(f"${set_latex(sorted(t, key=model.servers.index))}$"
                        for t in tree.successors(s)) or "--"]
             for s in sorted(tree.nodes, key=len)]
@@ -216,7 +216,7 @@ def _row_name(label: str) -> str:
     word = {"per_class": "class", "per_server": "server", "lst": "LST, class",
             "cdf": "CDF, class", "mean": "mean, class", "variance": "variance, class"
             }.get(key, key.replace("_", " "))
-    return escape(f"{word} {rest}".strip())
+    return escape(word) + (f" ${name_latex(rest)}$" if rest else "")
 
 
 def _method_text(method: str) -> str:
@@ -467,7 +467,7 @@ def render_markdown(sections: list[Section], title: str | None = None) -> str:
 
     Running time: O(size of the sections).
     """
-    lines = [f"# {title or 'symq report'}", ""]
+    lines = [f"# {printable(title or 'symq report')}", ""]
     for section in sections:
         lines += [f"## {section.title}", ""]
         for block in section.blocks:
@@ -484,7 +484,8 @@ def render_markdown(sections: list[Section], title: str | None = None) -> str:
             elif kind == "graph":
                 m = block[1]
                 lines += ["Compatibility graph (class -- servers): " + "; ".join(
-                    f"{i} -- {{{', '.join(m.compatibility[i])}}}" for i in m.classes), ""]
+                    f"{printable(i)} -- {{{', '.join(map(printable, m.compatibility[i]))}}}"
+                    for i in m.classes), ""]
     return "\n".join(lines)
 
 

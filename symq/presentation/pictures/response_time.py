@@ -22,7 +22,7 @@ from typing import Any
 from symq.errors import ModelError
 from symq.models.model import Model
 from symq.presentation.pictures import Picture, PictureKind, file_stem, pyplot, register
-from symq.presentation.pictures._drawing import label
+from symq.presentation.pictures._drawing import label, plain
 
 __all__ = ["survival_curves", "draw", "draw_waiting"]
 
@@ -106,7 +106,7 @@ def _draw(model: Model, discipline: str, kind: str, max_time: Any, points: int) 
     letter = "T" if kind == "response" else "W"
     for c, values in curves.items():
         shown = [(t, v) for t, v in zip(times, values) if v > 0]
-        ax.plot([t for t, _ in shown], [v for _, v in shown], lw=1.6, label=f"class {c}")
+        ax.plot([t for t, _ in shown], [v for _, v in shown], lw=1.6, label=f"class {plain(c)}")
     ax.set_yscale("log")
     ax.set_xlabel("time $t$")
     ax.set_ylabel(f"$P({letter}_c > t)$ (log scale)")
