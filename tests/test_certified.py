@@ -125,12 +125,15 @@ def test_perturbed_model_is_caught_by_the_exact_comparison():
 # ---------------------------------------------------------------------------- library and CLI
 def test_certified_quantity_shapes_and_exact_fallback():
     model = random_graph(8, 5)
-    certified = certified_quantity(model, "mean-response-time", "alis", 20, exact=False)
-    exact = certified_quantity(model, "mean-response-time", "alis", 20, exact=True)
-    assert certified["total"].exact is None and exact["total"].exact is not None
-    assert certified["total"].value == exact["total"].value
+    certified = certified_quantity(model, "mean-response-time", "alis", 20)
+    exact = symq.solve(model, "mean-response-time", "alis", digits=20, exact=True)
+    assert certified["total"].exact is None and exact.arithmetic == "exact"
+    assert certified["total"].value == exact.value
     for c in model.classes:
-        assert certified["per_class"][c].value == exact["per_class"][c].value
+        assert exact.per_class[c].exact is not None
+        assert certified["per_class"][c].value == exact.per_class[c].value
+        assert certified["per_class"][c].value == round_fraction(
+            Fraction(str(exact.per_class[c].exact)), 20)
 
 
 def test_cli_certified_and_exact_print_the_same_digits(tmp_path, capsys):
