@@ -23,6 +23,7 @@ import sympy
 from symq.models.catalog import model as load_model
 from symq.commands.common import add_format_arguments, add_set_argument, emit_json, parse_settings
 from symq.studies.supermarket.policy import parse_weight_settings
+from symq.display import printable
 from symq.errors import ModelError
 from symq.arithmetic.numeric import decimal_string
 from symq.studies.supermarket import Decomposition, certify_decomposition, decompose, decomposition_latex
@@ -146,22 +147,24 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.format == "latex":
         print(decomposition_latex(decomposition))
-        print(f"% {decomposition.message()}")
+        print(f"% {printable(decomposition.message())}")
         return 0
-    weights = ", ".join(f"{j}={w}" for j, w in decomposition.weights.items())
-    print(f"model {label}: {len(model.servers)} stations, {len(model.classes)} neighbourhoods; "
+    weights = ", ".join(f"{printable(j)}={w}" for j, w in decomposition.weights.items())
+    print(f"model {printable(label)}: {len(model.servers)} stations, {len(model.classes)} neighbourhoods; "
           f"weights {weights}")
-    width = max(len("{" + ", ".join(c.stations) + "}") for c in decomposition.clusters)
+    width = max(len("{" + ", ".join(map(printable, c.stations)) + "}")
+                for c in decomposition.clusters)
     print(f"{'k':>3}  {'cluster':<{width}}  drift")
     for k, c in enumerate(decomposition.clusters, start=1):
-        stations = "{" + ", ".join(c.stations) + "}"
+        stations = "{" + ", ".join(map(printable, c.stations)) + "}"
         shown = str(c.drift)
         if not c.drift.free_symbols and not c.drift.is_Integer:
             shown += f" = {decimal_string(c.drift, args.digits)}"
         print(f"{k:>3}  {stations:<{width}}  {shown}")
-    print(decomposition.message())
+    print(printable(decomposition.message()))
     if decomposition.policy is not None:
         print("static policy in Pi_K (certified):")
         for i, row in decomposition.policy.items():
-            print(f"  {i}: " + ", ".join(f"{j}: {p}" for j, p in row.items()))
+            print(f"  {printable(i)}: "
+                  + ", ".join(f"{printable(j)}: {p}" for j, p in row.items()))
     return 0

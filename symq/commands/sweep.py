@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from symq.commands.common import add_format_arguments, add_limit_arguments, check_output_path, emit_json
+from symq.display import printable
 from symq.errors import ModelError
 from symq.models.graphs import FILTERS
 from symq.studies.sweep import CHECKS, SweepSummary, make_executor, sweep
@@ -126,12 +127,13 @@ def _print_text(summary: SweepSummary, files: list[str], output: str | None) -> 
           f"counterexamples, {summary.errors} errors ({summary.seconds:.1f} s)")
     for record in summary.records:
         if record["status"] == "error":
-            print(f"error on graph {record['graph']}: {record['error']}")
+            print(f"error on graph {record['graph']}: {printable(record['error'])}")
     for number, (record, sample) in enumerate(summary.counterexamples(), 1):
         print()
         print(f"counterexample {number}: graph {record['graph']}, sample {sample['index']}")
         for key, value in sample["data"].items():
-            print(f"  {key}: {json.dumps(value) if not isinstance(value, str) else value}")
+            shown = json.dumps(value) if not isinstance(value, str) else printable(value)
+            print(f"  {key}: {shown}")
         if number <= len(files):
             print(f"  saved as {files[number - 1]}")
         print("  model (TOML; save it and run `symq evaluate FILE.toml QUANTITY`):")

@@ -20,6 +20,8 @@ import argparse
 
 from sympy import latex
 
+from symq.display import printable, text_latex
+
 from symq.engines.balance import VERIFY_DISCIPLINES, verify
 from symq.models.catalog import model as load_model
 from symq.errors import ModelError
@@ -154,12 +156,13 @@ def run(args: argparse.Namespace) -> int:
         emit_json(data)
     elif args.format == "latex":
         verdict = r"\text{verified}" if report.ok else r"\text{fails}"
-        print(rf"% {report.model}, {args.discipline}, states with at most {max_jobs} jobs")
+        print(rf"% {printable(report.model)}, {args.discipline}, states with at most {max_jobs} "
+              "jobs")
         print(rf"{verdict}: {report.states_checked}\ \text{{states}},\ "
               rf"{report.equations_checked}\ \text{{equations}},\ "
               rf"{report.nonzero_residuals}\ \text{{nonzero residuals}}")
         for f in report.failures:
-            print(rf"\text{{{f.state}: {f.equation}}}: {latex(f.residual)}")
-    else:
-        print(report)
+            print(rf"{text_latex(f'{f.state}: {f.equation}')}: {latex(f.residual)}")
+    else:  # names are data: non-printable characters written out, line by line
+        print("\n".join(printable(line) for line in str(report).splitlines()))
     return 0 if report.ok else 1

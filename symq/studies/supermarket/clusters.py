@@ -158,8 +158,8 @@ class Decomposition(Displayed):
 
 
 def _name_latex(name: str) -> str:
-    from symq.display import escape
-    return name if name.isalnum() else r"\text{" + escape(name) + "}"
+    # ASCII letters and digits as math; anything else through the one LaTeX escaping of names
+    return name if name.isascii() and name.isalnum() else name_latex(name)
 
 
 def _set_latex(names: Sequence[str]) -> str:
