@@ -1,10 +1,12 @@
-r"""``symq plot MODEL KIND [--set ...] [--output FILE.png|FILE.svg ...]``: draw a picture.
+r"""``symq plot MODEL KIND [--set ...] [--output FILE.png|FILE.svg|FILE.pdf ...]``: draw a picture.
 The kinds of picture come from the registry in :mod:`symq.presentation.pictures` (one module per kind):
 ``graph``, ``load``, ``distribution``, ``clusters`` take a model (a built-in name or a TOML file,
 ``--set`` for its symbols); ``heatmap`` and ``levels`` take a two-queue routing policy (``jsq``,
 ``asymmetric`` or ``sed``, with the options of ``symq compensation``). Without ``--output`` the
-picture is written as PNG to a file named from the model, the kind and the actual parameters, in
-the current folder (``--dir`` for another); ``--output`` may be given twice for PNG and SVG.
+picture is written as PNG to a file named from the model, the kind and every parameter that
+changes the picture (the ``--set`` values and the kind's options; a short digest of them when
+they would make the name too long), in the current folder (``--dir`` for another); such a file is
+never replaced without ``--force``. ``--output`` (PNG, SVG or PDF) may be given more than once.
 
 Examples
 --------
@@ -72,8 +74,11 @@ def register(subparsers) -> None:
     p.add_argument("kind", metavar="KIND", help="kind of picture: " + ", ".join(known))
     add_set_argument(p)
     p.add_argument("--output", "-o", action="append", default=[], metavar="FILE",
-                   help="file to write, ending in .png or .svg (repeatable; default: a PNG named "
-                        "from the model, the kind and the parameters)")
+                   help="file to write, ending in .png, .svg or .pdf (repeatable; replaced if it "
+                        "exists; default: a PNG named from the model, the kind and the "
+                        "parameters, never replaced without --force)")
+    p.add_argument("--force", action="store_true",
+                   help="replace the file of the default name if it exists")
     p.add_argument("--dir", default=".", help="folder of the default file name (default: here)")
     p.add_argument("--quiet", action="store_true", help="no progress bar on the terminal")
     for name, text in _ROUTING.items():
@@ -84,6 +89,10 @@ def register(subparsers) -> None:
             if name in seen:
                 continue
             seen.add(name)
+            options = dict(options)
+            if options.get("action") is None and "metavar" not in options:
+                # the help shows --max-jobs N, not --max-jobs OPT_MAX_JOBS
+                options["metavar"] = "N" if options.get("type") is int else name.upper()
             p.add_argument("--" + name.replace("_", "-"), dest=f"opt_{name}", **options)
     add_format_arguments(p)
     p.set_defaults(handler=run)
@@ -109,6 +118,59 @@ def _subject(kind, args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
     from symq.commands.common import model_with_values
     _, model, values = model_with_values(args)
     return model, values
+
+
+_STEM_LENGTH = 80
+
+
+def default_stem(stem: str, parameters: dict[str, Any], options: dict[str, Any],
+                 defaults: dict[str, Any]) -> str:
+    """The default file stem: the picture's ``stem`` plus every parameter that changes it.
+
+    Parameters
+    ----------
+    stem : str
+        The picture's own stem (model, kind and what it already names).
+    parameters : dict
+        The ``--set`` values (or a routing policy's parameters), exact as text.
+    options : dict
+        The kind's options as given; those equal to their default are left out.
+    defaults : dict
+        The kind's defaults, by option name.
+
+    Returns
+    -------
+    str
+        ``stem-name=value-...`` when that is at most 80 characters, else ``stem-`` and the first
+        10 hex digits of the SHA-256 of the parameters (the same parameters always give the
+        same name, different ones a different name).
+
+    Examples
+    --------
+    >>> default_stem("w-load", {"mu_1": "2"}, {"points": 3}, {"points": 12})
+    'w-load-mu_1=2-points=3'
+    >>> default_stem("w-load", {"mu_1": "2"}, {"points": 12}, {"points": 12})
+    'w-load-mu_1=2'
+    >>> long = {f"lambda_{k}": f"{k}/7" for k in range(9)}
+    >>> default_stem("w-load", long, {}, {})
+    'w-load-7e4f7d518b'
+
+    Running time: O(total length of the parameters).
+    """
+    import hashlib
+
+    from symq.presentation.pictures import file_stem
+
+    shown = {k: str(v) for k, v in parameters.items()
+             if f"{k}={str(v).replace('/', '_')}" not in stem}
+    shown.update({k: str(v) for k, v in options.items()
+                  if v is not None and v != defaults.get(k) and k != "progress"
+                  and f"{k}={str(v).replace('/', '_')}" not in stem})
+    readable = file_stem(stem, **shown)
+    if len(readable) <= _STEM_LENGTH:
+        return readable
+    text = ";".join(f"{k}={v}" for k, v in sorted(shown.items()))
+    return f"{stem}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -147,9 +209,19 @@ def run(args: argparse.Namespace) -> int:
     options = {name: getattr(args, f"opt_{name}") for name in kind.options}
     if kind.progress:
         options["progress"] = callback(f"plot {kind.name}", quiet=args.quiet, unit="point")
+    defaults = {name: spec.get("default") for name, spec in kind.options.items()}
     picture = kind.draw(subject, **options)
     try:
-        paths = args.output or [os.path.join(args.dir, picture.stem + ".png")]
+        if args.output:
+            paths = args.output
+        else:
+            # a routing picture's stem names its parameters already (parameter_tag)
+            named = {} if kind.subject == "routing" else parameters
+            stem = default_stem(picture.stem, named, options, defaults)
+            paths = [os.path.join(args.dir, stem + ".png")]
+            if os.path.exists(paths[0]) and not getattr(args, "force", False):
+                raise ModelError(f"{paths[0]} exists (a picture of the same parameters): give "
+                                 "--force to replace it, or --output FILE for another name")
         written = [pictures.save(picture, path) for path in paths]
     finally:
         pictures.close(picture)

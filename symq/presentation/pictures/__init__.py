@@ -27,14 +27,15 @@ from typing import Any, Callable, Mapping
 from symq.errors import ModelError, UnsupportedError
 
 __all__ = ["Picture", "PictureKind", "register", "kinds", "get", "pyplot", "save", "file_stem",
-           "SUBJECTS", "FORMATS"]
+           "SUBJECTS", "FORMATS", "QUANTITY_NAMES", "quantity_name", "rates_title",
+           "scientific"]
 
 #: what the ``MODEL`` argument of ``symq plot`` names, per kind
 SUBJECTS = {"model": "a built-in model name or a TOML file (with --set for its symbols)",
             "routing": "a two-queue routing policy: jsq, asymmetric or sed (with --rho, --s, --q, "
                        "--lam, --mu1, --mu2)"}
 #: file formats, by the suffix of ``--output``
-FORMATS = (".png", ".svg")
+FORMATS = (".png", ".svg", ".pdf")
 
 
 @dataclass
@@ -234,15 +235,107 @@ def file_stem(*parts: Any, **parameters: Any) -> str:
     return re.sub(r"[^A-Za-z0-9_.+=-]+", "_", text).strip("_") or "picture"
 
 
+#: axis and title words for the CLI's quantity names
+QUANTITY_NAMES = {"mean-response-time": "mean response time", "mean-number": "mean number in system",
+                  "mean-waiting-time": "mean waiting time", "empty-probability": "P(empty system)",
+                  "normalizing-constant": "normalizing constant",
+                  "server-idle-probability": "P(server idle)",
+                  "mean-queue-length": "mean queue length"}
+
+
+def quantity_name(quantity: str) -> str:
+    """The words for a CLI quantity name in a title or on an axis.
+
+    Parameters
+    ----------
+    quantity : str
+        A quantity name of the command line, e.g. ``"mean-response-time"``.
+
+    Returns
+    -------
+    str
+        ``"mean response time"``; an unknown name with its hyphens as spaces.
+
+    Examples
+    --------
+    >>> quantity_name("mean-response-time"), quantity_name("mean-number")
+    ('mean response time', 'mean number in system')
+
+    Running time: O(length).
+    """
+    return QUANTITY_NAMES.get(quantity, quantity.replace("-", " "))
+
+
+def rates_title(model) -> str:
+    r"""The rates of ``model`` as mathtext for a title: ``$\lambda=(1,1,1),\ \mu=(2,2)$``.
+
+    Parameters
+    ----------
+    model : Model
+        Rates in class and server order (symbols shown by name).
+
+    Returns
+    -------
+    str
+        Mathtext.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> print(rates_title(example_model("n")))
+    $\lambda=(1/4,1/4),\ \mu=(1,1)$
+
+    Running time: O(classes + servers).
+    """
+    import sympy
+
+    def text(values) -> str:
+        return ",".join(str(v) if isinstance(v, sympy.Rational) else sympy.latex(v)
+                        for v in values)
+
+    lam = text(model.arrival_rates[c] for c in model.classes)
+    mu = text(model.service_rates[s] for s in model.servers)
+    return f"$\\lambda=({lam}),\\ \\mu=({mu})$"
+
+
+def scientific(value: float, digits: int = 3) -> str:
+    r"""``value`` in mathtext scientific notation: ``$1.28\times10^{-6}$``, never ``1.28e-06``.
+
+    Parameters
+    ----------
+    value : float
+        The number (a rounded view of an exact value).
+    digits : int
+        Significant digits.
+
+    Returns
+    -------
+    str
+        Mathtext.
+
+    Examples
+    --------
+    >>> print(scientific(1.2834e-06), scientific(0.25))
+    $1.28\times10^{-6}$ $0.25$
+
+    Running time: O(1).
+    """
+    text = f"{value:.{digits}g}"
+    if "e" not in text:
+        return f"${text}$"
+    mantissa, exponent = text.split("e")
+    return f"${mantissa}\\times10^{{{int(exponent)}}}$"
+
+
 def save(picture: Picture, path: str) -> str:
-    """Write ``picture`` to ``path`` (PNG or SVG by its suffix); return the path.
+    """Write ``picture`` to ``path`` (PNG, SVG or PDF by its suffix); return the path.
 
     Parameters
     ----------
     picture : Picture
         A drawn picture (its figure is kept open).
     path : str
-        Ends in ``.png`` or ``.svg``.
+        Ends in ``.png``, ``.svg`` or ``.pdf`` (vector output for a paper).
 
     Returns
     -------
@@ -252,7 +345,7 @@ def save(picture: Picture, path: str) -> str:
     Raises
     ------
     ModelError
-        A suffix other than ``.png`` or ``.svg``.
+        A suffix other than ``.png``, ``.svg`` or ``.pdf``.
 
     Examples
     --------
@@ -268,11 +361,12 @@ def save(picture: Picture, path: str) -> str:
     """
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in FORMATS:
-        raise ModelError(f"--output {path!r}: give a file name ending in .png or .svg")
+        raise ModelError(f"--output {path!r}: give a file name ending in .png, .svg or .pdf")
     directory = os.path.dirname(path)
     if directory:
         os.makedirs(directory, exist_ok=True)
-    metadata = {"Date": None} if suffix == ".svg" else {}
+    # no dates: the same picture gives the same file
+    metadata = {".svg": {"Date": None}, ".pdf": {"CreationDate": None}}.get(suffix, {})
     picture.figure.savefig(path, format=suffix[1:], dpi=120, metadata=metadata,
                            bbox_inches="tight")
     return path

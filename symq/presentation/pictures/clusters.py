@@ -18,7 +18,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from symq.models.model import Model
-from symq.presentation.pictures import Picture, PictureKind, file_stem, pyplot, register
+from symq.presentation.pictures import (Picture, PictureKind, file_stem, pyplot, rates_title,
+                                        register)
 from symq.presentation.pictures._drawing import bipartite, label, plain
 
 __all__ = ["draw"]
@@ -75,6 +76,8 @@ def draw(model: Model, weights: Sequence[str] = ()) -> Picture:
         lo, hi = min(values + [0]), max(values + [0])
         pad = 0.25 * (hi - lo or 1)
         right.set_xlim(lo - pad, hi + pad)
+        from matplotlib.ticker import MaxNLocator
+        right.xaxis.set_major_locator(MaxNLocator(nbins=5))  # labels never collide
     else:
         right.axis("off")
         for k, c in enumerate(d.clusters):
@@ -86,7 +89,8 @@ def draw(model: Model, weights: Sequence[str] = ()) -> Picture:
     left.legend(loc="lower center", fontsize=8, ncol=min(3, len(d.clusters)),
                 bbox_to_anchor=(0.5, -0.12))
     verdict = {True: "stable", False: "unstable", None: "stability depends on the rates"}[d.stable]
-    fig.suptitle(f"supermarket decomposition of {label(model)} under JLW: {verdict}", fontsize=11)
+    fig.suptitle(f"supermarket decomposition of {label(model)} under JLW: {verdict}\n"
+                 f"{rates_title(model)}", fontsize=11)
     fig.tight_layout()
     tag = {f"w{j}": str(w) for j, w in d.weights.items() if w != 1}
     data = {"clusters": [{"stations": list(c.stations), "drift": str(c.drift)} for c in d.clusters],

@@ -17,6 +17,7 @@ Examples
 from __future__ import annotations
 
 import os
+import re
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -157,28 +158,37 @@ def draw_heatmap(model: RoutingModel, rhos: Sequence[Any] = (), size: int = 12) 
     s = model.s
     height = s * size
     loads = sorted({Fraction(r) for r in rhos} | {model.load})
-    fig, axes = plt.subplots(1, len(loads), figsize=(4.4 * len(loads), 4.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(loads), figsize=(4.4 * len(loads) + 0.8, 4.6), squeeze=False)
     data = {}
-    for ax, rho in zip(axes[0], loads):
+    panels = []
+    for rho in loads:
         values, _ = heat_values(with_load(model, rho), size)
+        panels.append(values)
+    # one colour scale for every panel, so that the panels compare
+    top = max(max(values.values()) for values in panels)
+    low = max(min(v for values in panels for v in values.values() if v > 0), top * 1e-12)
+    norm = LogNorm(vmin=low, vmax=top)
+    for ax, rho, values in zip(axes[0], loads, panels):
         image = [[values[(q1, q2)] for q1 in range(size + 1)] for q2 in range(height + 1)]
-        top = max(values.values())
-        low = max(min(v for v in values.values() if v > 0), top * 1e-12)
-        im = ax.imshow(image, origin="lower", aspect="auto", cmap="viridis",
-                       norm=LogNorm(vmin=low, vmax=top),
+        im = ax.imshow(image, origin="lower", aspect="auto", cmap="viridis", norm=norm,
                        extent=(-0.5, size + 0.5, -0.5, height + 0.5))
         xs = [0, size]
-        ax.plot(xs, [s * (x + 1) - 1 for x in xs], "w--", lw=1, label="$s(q_1+1)=q_2+1$")
-        ax.plot(xs, [s * x for x in xs], "w:", lw=1, label="$sq_1=q_2$")
+        if model.policy == "sed":  # the SED switching lines
+            ax.plot(xs, [s * (x + 1) - 1 for x in xs], "w--", lw=1, label="$s(q_1+1)=q_2+1$")
+            ax.plot(xs, [s * x for x in xs], "w:", lw=1, label="$sq_1=q_2$")
+        elif model.policy == "jsq":  # ties: both queues equal
+            ax.plot(xs, xs, "w:", lw=1, label="$q_1=q_2$ (ties)")
         _lattice(ax, size, height)
         ax.set_title(f"$\\rho={rho}$")
-        bar = fig.colorbar(im, ax=ax, fraction=0.046)
-        bar.set_label("$P(q_1, q_2)$, log scale")
-        data[str(rho)] = {"P(0,0)": repr(values[(0, 0)]), "max": repr(top)}
-    axes[0][0].legend(loc="upper left", fontsize=7)
-    fig.suptitle(f"{model.policy.upper()}: joint queue-length law, {parameter_title(model)}",
-                 fontsize=11)
-    fig.tight_layout()
+        data[str(rho)] = {"P(0,0)": repr(values[(0, 0)]), "max": repr(max(values.values()))}
+    bar = fig.colorbar(im, ax=list(axes[0]), fraction=0.046 / len(loads) ** 0.5, pad=0.02)
+    bar.set_label("$P(q_1, q_2)$, log scale (one scale for all panels)")
+    if model.policy in ("sed", "jsq"):
+        axes[0][0].legend(loc="upper left", fontsize=7)
+    shown = parameter_title(model)
+    if len(loads) > 1:  # the load is in each panel's title, not in the common one
+        shown = re.sub(r",\\ \\rho=[^$,]*", "", shown)
+    fig.suptitle(f"{model.policy.upper()}: joint queue-length law, {shown}", fontsize=11)
     extra = "-".join(str(r).replace("/", "_") for r in loads if r != model.load)
     stem = file_stem(model.policy, "heatmap", **parameter_tag(model),
                      **({"panels": extra} if extra else {}))
@@ -226,7 +236,8 @@ def draw_levels(model: RoutingModel, size: int = 6, max_levels: int = 4) -> Pict
                    extent=(-0.5, size + 0.5, -0.5, height + 0.5))
     for (q1, q2), v in needed.items():
         ax.text(q1, q2, str(v) if v <= max_levels else f">{max_levels}", ha="center",
-                va="center", fontsize=6, color="white" if v >= (max_levels + 1) / 2 else "black")
+                va="center", fontsize=max(7, min(11, 60 // max(size, height + 1) + 4)),
+                color="white" if v >= (max_levels + 1) / 2 else "black")
     _lattice(ax, size, height)
     ax.set_title(f"levels of the pure series for $10^{{-6}}$ relative accuracy\n"
                  f"{model.policy.upper()}, {parameter_title(model)}", fontsize=10)

@@ -22,7 +22,8 @@ import sympy
 from symq.errors import ModelError, UnsupportedError
 from symq.models.model import Model
 from symq.queries.quantities import derive
-from symq.presentation.pictures import Picture, PictureKind, file_stem, pyplot, register
+from symq.presentation.pictures import (Picture, PictureKind, file_stem, pyplot, rates_title,
+                                        register, scientific)
 from symq.presentation.pictures._drawing import integer_axis, label
 
 __all__ = ["number_law", "draw"]
@@ -132,7 +133,8 @@ def draw(model: Model, max_jobs: int = 20, discipline: str = "collaborative") ->
     ax.set_xlabel("number of jobs in system $n$")
     ax.set_ylabel("$P(N = n)$ (log scale)")
     ax.set_title(f"stationary law of the number in system, {label(model)} (collaborative)\n"
-                 f"$P(N > {max_jobs}) = {float(tail):.3g}$, exact", fontsize=10)
+                 f"{rates_title(model)}:  $P(N > {max_jobs}) = $ {scientific(float(tail))}",
+                 fontsize=10)
     ax.grid(alpha=0.3, axis="y")
     data = {"discipline": discipline, "law": [str(p) for p in law], "tail": str(tail)}
     return Picture(fig, file_stem(label(model), "distribution", n=max_jobs), data)

@@ -24,7 +24,8 @@ from symq.errors import ModelError
 from symq.models.model import Model
 from symq.queries.quantities import DISCIPLINES, QUANTITIES, derive, flatten_result
 from symq.models.stability import stability_report
-from symq.presentation.pictures import Picture, PictureKind, file_stem, pyplot, register
+from symq.presentation.pictures import (Picture, PictureKind, file_stem, pyplot, quantity_name,
+                                        rates_title, register)
 from symq.presentation.pictures._drawing import label, plain
 
 __all__ = ["stability_limit", "scaled", "curve", "draw"]
@@ -204,8 +205,9 @@ def draw(model: Model, quantity: str = "mean-response-time", discipline: str = "
     ax.set_xlim(0, 1.02)
     ax.set_ylim(bottom=0)
     ax.set_xlabel(f"relative load $t/t^*$ (all arrival rates times $t$; $t^* = {t_star}$)")
-    ax.set_ylabel(quantity)
-    ax.set_title(f"{quantity} of {label(model)} ({discipline}), exact points", fontsize=10)
+    ax.set_ylabel(quantity_name(quantity))
+    ax.set_title(f"{quantity_name(quantity)} of {label(model)} ({discipline}), exact points\n"
+                 f"base rates {rates_title(model)} (at $t = 1$)", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     data = {"quantity": quantity, "discipline": discipline, "stability_limit": str(t_star),
