@@ -184,7 +184,7 @@ def check_expanded(model, quantity: str, discipline: str, what: str, args: Any =
     Raises
     ------
     TooLargeError
-        The bound is past the limit (``ring:4`` ALIS mean numbers: about 3.0e+07 terms).
+        The bound is past the limit (``ring:4`` ALIS mean numbers: about 2.5e+07 terms).
 
     Parameters
     ----------
@@ -204,11 +204,11 @@ def check_expanded(model, quantity: str, discipline: str, what: str, args: Any =
 
     Examples
     --------
-    Model N's collaborative mean number expands to at most 88 terms, well within the limit:
+    Model N's collaborative mean number expands to at most 63 terms, well within the limit:
 
     >>> from symq import model
     >>> check_expanded(model("n"), "mean-number", "collaborative", "derive n --form expanded")
-    88
+    63
 
     Running time: that of the structured definitions evaluated on a line (milliseconds for
     the built-in models).

@@ -10,7 +10,7 @@ arithmetic. The notation and every formula built here: see docs/formulas.md.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import sympy
