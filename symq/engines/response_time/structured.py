@@ -218,12 +218,12 @@ class _Noncollaborative:
             denom = b.mu_of(x) - b.lam_required(x & ~bit)
             sj, sl = self.server_json(s), self.server_latex(s)
             r[x] = out.add(f"R__{sj}__{b.set_json(x)}",
-                           rf"{b.letter('R')}^{{({sl})}}_{{{b.set_latex(x)}}}", pairs,
-                           denom=denom, label=rf"\bar r^{{({sl})}}_{{{b.set_latex(x)}}}",
+                           rf"{b.letter('R')}^{{{sl}}}_{{{b.set_latex(x)}}}", pairs,
+                           denom=denom, label=rf"\bar r^{{{sl}}}_{{{b.set_latex(x)}}}",
                            kind="R")
             if denom.is_Add:
-                out.legend.setdefault(rf"\bar r^{{({sl})}}_{{{b.set_latex(x)}}}",
-                                      (rf"\bar r^{{({sl})}}_{{{b.set_latex(x)}}}",
+                out.legend.setdefault(rf"\bar r^{{{sl}}}_{{{b.set_latex(x)}}}",
+                                      (rf"\bar r^{{{sl}}}_{{{b.set_latex(x)}}}",
                                        rate_latex(denom)))
         self._r[s] = r
         return r
@@ -254,7 +254,7 @@ class _Noncollaborative:
                 if y & bit:
                     pairs += _value_pairs(a[y])
             a[x] = out.add(f"A__{b.class_json(k)}__{self.server_json(s)}__{b.set_json(x)}",
-                           rf"{b.letter('A')}^{{({b.class_latex(k)},{self.server_latex(s)})}}"
+                           rf"{b.letter('A')}^{{{b.class_latex(k)},{self.server_latex(s)}}}"
                            rf"_{{{b.set_latex(x)}}}", pairs, denom=b.compatible(x),
                            label=b.compatible_label(x), kind="A")
         pairs = []
@@ -288,7 +288,7 @@ class _Noncollaborative:
             if self.kind == "waiting":
                 fam = self.family(k, lambda x: [(sympy.Integer(1), self.d[x][1])])
                 out.recursion(fam, lambda x: f"Delta__{cj}__{b.set_json(x)}",
-                              lambda x: rf"\Delta^{{({cl})}}_{{{b.set_latex(x)}}}(\theta)")
+                              lambda x: rf"\Delta^{{{cl}}}_{{{b.set_latex(x)}}}(\theta)")
                 pairs = [(sympy.Integer(1), self.norm)]
                 pairs += [(self.wt[b.full & ~x][0], self.wt[b.full & ~x][1] + (fam.names[x],))
                           for x in fam.keys]
@@ -309,7 +309,7 @@ class _Noncollaborative:
                     for _, _, y in fam.sources[x]:
                         pairs += _value_pairs(q0[y])
                     q0[x] = out.add(f"Q__{cj}__{sj}__{b.set_json(x)}",
-                                    rf"{b.letter('Q')}^{{({cl},{sl})}}_{{{b.set_latex(x)}}}",
+                                    rf"{b.letter('Q')}^{{{cl},{sl}}}_{{{b.set_latex(x)}}}",
                                     pairs, denom=fam.rate[x], label=fam.label[x], kind="Q")
                     fam.base[x] = _value_pairs(q0[x])
                 mu = b.mu[s]
@@ -319,7 +319,7 @@ class _Noncollaborative:
                 p = out.add(f"p__{cj}__{sj}", rf"p_{{{cl}\to {sl}}}", pairs,
                             denom_names=self.norm, kind="p", inline=False)[1][0]
                 out.recursion(fam, lambda x: f"Delta__{cj}__{sj}__{b.set_json(x)}",
-                              lambda x: rf"\Delta^{{({cl},{sl})}}_{{{b.set_latex(x)}}}(\theta)")
+                              lambda x: rf"\Delta^{{{cl},{sl}}}_{{{b.set_latex(x)}}}(\theta)")
                 pairs = [(mu * self.wt[b.full & ~x][0], self.wt[b.full & ~x][1] + (fam.names[x],))
                          for x in fam.keys]
                 j = out.add(f"J__{cj}__{sj}", rf"J_{{{cl}\to {sl}}}(\theta)", pairs,
@@ -354,7 +354,7 @@ class _Noncollaborative:
                 fam = data
                 first, second = out.derivative_recursion(
                     fam, lambda x, n: f"{'d' * n}Delta__{cj}__{b.set_json(x)}",
-                    lambda x, n: rf"\Delta^{{({cl}){chr(39) * n}}}_{{{b.set_latex(x)}}}")
+                    lambda x, n: rf"\Delta^{{{cl}{chr(39) * n}}}_{{{b.set_latex(x)}}}")
                 m_pairs = [(-self.wt[b.full & ~x][0] * first[x][0],
                             self.wt[b.full & ~x][1] + first[x][1]) for x in fam.keys]
                 s_pairs = [(self.wt[b.full & ~x][0] * second[x][0],
@@ -370,7 +370,7 @@ class _Noncollaborative:
                     mu = b.mu[s]
                     first, second = out.derivative_recursion(
                         fam, lambda x, n: f"{'d' * n}Delta__{cj}__{sj}__{b.set_json(x)}",
-                        lambda x, n: rf"\Delta^{{({cl},{sl}){chr(39) * n}}}_{{{b.set_latex(x)}}}")
+                        lambda x, n: rf"\Delta^{{{cl},{sl}{chr(39) * n}}}_{{{b.set_latex(x)}}}")
                     j1 = out.add(f"dJ__{cj}__{sj}", rf"J'_{{{cl}\to {sl}}}",
                                  [(mu * self.wt[b.full & ~x][0] * first[x][0],
                                    self.wt[b.full & ~x][1] + first[x][1]) for x in fam.keys],
@@ -442,7 +442,7 @@ class _Collaborative:
                         base += _value_pairs(self.h[y])
                 fam.base[x] = base
             out.recursion(fam, lambda x: f"Delta__{cj}__{b.set_json(x)}",
-                          lambda x: rf"\Delta^{{({cl})}}_{{{b.set_latex(x)}}}(\theta)")
+                          lambda x: rf"\Delta^{{{cl}}}_{{{b.set_latex(x)}}}(\theta)")
             pairs = [(sympy.Integer(1), (self.g,))] + [(sympy.Integer(1), (fam.names[x],))
                                                        for x in fam.keys]
             letter = "T" if self.kind == "response" else "W"
@@ -463,7 +463,7 @@ class _Collaborative:
             fam = self.parts[k]
             first, second = out.derivative_recursion(
                 fam, lambda x, n: f"{'d' * n}Delta__{cj}__{b.set_json(x)}",
-                lambda x, n: rf"\Delta^{{({cl}){chr(39) * n}}}_{{{b.set_latex(x)}}}")
+                lambda x, n: rf"\Delta^{{{cl}{chr(39) * n}}}_{{{b.set_latex(x)}}}")
             m = out.add(f"mean__{cj}", rf"E\,{letter}_{{{cl}}}",
                         [(-first[x][0], first[x][1]) for x in fam.keys],
                         denom_names=(self.g,), kind="mean", inline=False)
