@@ -182,3 +182,25 @@ def test_api_pages_are_small_enough_for_mathjax(site):
         source = page.read_text(encoding="utf-8")
         assert len(source) < 400_000, page
         assert source.count('class="arithmatex"') < 300, page
+
+
+# ------------------------------------------------------------------ gallery
+def test_gallery_is_what_its_script_writes_with_every_kind(tmp_path):
+    pytest.importorskip("matplotlib")
+    from symq.presentation.pictures import kinds
+
+    run = subprocess.run([sys.executable, "docs/_site/gallery.py", str(tmp_path)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    page = (tmp_path / "gallery.md").read_text(encoding="utf-8")
+    assert page == (ROOT / "docs" / "gallery.md").read_text(encoding="utf-8"), \
+        "docs/gallery.md is stale: run python docs/_site/gallery.py"
+    sections = re.findall(r"^## (\S+)\n\n[^\n]+\n\n!\[\1\]\(img/gallery/\1\.png\)\n\n```console\n"
+                          r"\$ (symq plot [^\n]*)\nwrote ([^\n]*)\n```", page, re.M)
+    assert sorted(kind for kind, _c, _w in sections) == sorted(kinds())
+    for kind, command, written in sections:
+        assert f" {kind}" in command or kind in ("heatmap", "levels")
+        fresh = (tmp_path / "img" / "gallery" / f"{kind}.png").read_bytes()
+        committed = (ROOT / "docs" / "img" / "gallery" / f"{kind}.png").read_bytes()
+        assert committed[:8] == fresh[:8] == b"\x89PNG\r\n\x1a\n"
+        assert committed[16:24] == fresh[16:24], f"{kind}: the committed picture has another size"
