@@ -29,11 +29,11 @@ Examples
 H__1 = lambda_1/(-lambda_1 + mu_1)
 H__1_2 = (lambda_2 + lambda_2*H__1)/(-lambda_1 - lambda_2 + mu_1 + mu_2)
 G__C = 1 + H__1 + H__1_2
-Delta__1__1 = -theta*(1 + H__1)/(-lambda_1 + mu_1 + theta)
+Delta__1__1 = (-theta*H__1 - theta)/(-lambda_1 + mu_1 + theta)
 Delta__1__1_2 = (lambda_2*Delta__1__1 - theta*H__1_2)/(-lambda_1 - lambda_2 + mu_1 + mu_2 + theta)
 LST__1 = (G__C + Delta__1__1 + Delta__1__1_2)/G__C
-Delta__2__1_2 = (-theta*(1 + H__1) + (lambda_2 - theta)*H__1 ...
-...
+Delta__2__1_2 = (-theta*H__1_2 - theta - theta*H__1)/(-lambda_1 - lambda_2 + mu_1 + mu_2 + theta)
+LST__2 = (G__C + Delta__2__1_2)/G__C
 >>> f.moments().at({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": 1, "mu_2": 1})["mean"]["1"]
 10/7
 
@@ -693,8 +693,8 @@ class TransformFormula(Structured):
             c = to_sympy(term.coefficient, "factored") if not isinstance(
                 term.coefficient, Fraction) else sympy.Rational(term.coefficient.numerator,
                                                                  term.coefficient.denominator)
-            parts.append(c * sympy.exp(-a * t) * sympy.Add(*(
-                t**i / (sympy.factorial(i) * a**(j - i)) for i in range(j))))
+            parts.append(sympy.exp(-a * t) * sympy.Add(*(
+                sympy.factor(c / a**(j - i)) * t**i / sympy.factorial(i) for i in range(j))))
         return sympy.Add(*parts)
 
 
@@ -1059,7 +1059,7 @@ def transform_formula(model: Model | str, kind: str = "response",
     >>> from symq import model
     >>> f = transform_formula(model("w"), "response", "alis")
     >>> f.text(f.definition("LST__3"))
-    'mu_1*(J__3__1 + p__3__1)/(mu_1 + theta) + mu_2*(J__3__2 + p__3__2)/(mu_2 + theta)'
+    '(mu_1/(mu_1 + theta))*p__3__1 + (mu_1/(mu_1 + theta))*J__3__1 + (mu_2/(mu_2 + theta))*p__3__2 + (mu_2/(mu_2 + theta))*J__3__2'
     >>> f.at({"lambda_1": "1/2", "lambda_2": "1/4", "lambda_3": "1/2", "mu_1": 1,
     ...       "mu_2": 2}, theta=0)["server"]["3->2"]
     112/151
