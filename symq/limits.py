@@ -50,6 +50,14 @@ LIMITS: dict[str, Limit] = {limit.name: limit for limit in (
           "`evaluate` in certified digits (no --exact): dp-steps' count, fixed-point kernels"),
     Limit("symbolic-dp-steps", 200, "symbolic subset-DP steps",
           "the same count for symbolic rates (every step is rational-function algebra)"),
+    Limit("formula-steps", 60_000, "formula steps",
+          "`derive` with symbolic rates (structured formulas, closed forms): definitions times "
+          "(classes + servers), each printed as text and LaTeX (about 0.1 ms per step); "
+          "Cabral's closed forms count the 2^n monomials of the symmetric sums"),
+    Limit("memory", 4_096, "MiB",
+          "certified digits and other large tables: the memory the computation would hold; "
+          "the limit is a quarter of the machine's physical memory (4,096 MiB is the value on "
+          "a 16 GiB machine)", option="--no-limits"),
     Limit("expanded-terms", 6_000_000, "terms",
           "`derive --form expanded|factored` with symbolic rates: a bound on the terms of the "
           "numerators and denominators of the result (all monomials of their degrees, found by "

@@ -21,7 +21,9 @@ from symq.errors import TooLargeError
 from symq.limits import LIMITS, number_text, check, limit_value
 
 __all__ = ["count_unions", "subset_dp_steps", "check_subset_dp", "check_expanded",
-           "estimate_states", "sweep_work", "compensation_box_states"]
+           "estimate_states", "sweep_work", "compensation_box_states", "formula_steps",
+           "uninformed_steps", "state_bound", "memory_limit", "certified_memory",
+           "MEMORY_SHARE", "capped_power"]
 
 
 # ------------------------------------------------------------------------------ subset DPs
@@ -268,13 +270,216 @@ def estimate_states(process, max_jobs: int, sample: int = 3000) -> tuple[int, bo
         if total > sample and size >= 2:
             break
         previous_total, previous_level = total, level
-    ratio = level / previous_level if previous_level else 1.0
     remaining = target - size
-    if ratio <= 1:
-        extra = level * remaining
-    else:
-        extra = level * ratio * (ratio ** remaining - 1) / (ratio - 1)
-    return int(min(total + extra, 10.0 ** 300)), False
+    if not previous_level or level <= previous_level:
+        return min(total + level * remaining, _HUGE), False
+    # level * r (r^remaining - 1) / (r - 1) with r = level / previous_level, in logarithms
+    # first (no float overflow for any max_jobs), exact integers once it is small
+    ratio = level / previous_level
+    if math.log10(level) + remaining * math.log10(ratio) > 300:
+        return _HUGE, False
+    extra = level * ratio * (ratio ** remaining - 1) / (ratio - 1)
+    return min(total + int(extra), _HUGE), False
+
+
+#: what the estimates return for "more than any limit" (10^300): an integer, never a float
+_HUGE = 10 ** 300
+
+
+def capped_power(base: int, exponent: int, cap: int = _HUGE) -> int:
+    """``min(base ** exponent, cap)`` without building a huge integer (logarithms decide first).
+
+    Examples
+    --------
+    >>> capped_power(3, 4), capped_power(10, 10**9) == 10**300
+    (81, True)
+
+    Running time: O(1) past the cap, else one exponentiation below it.
+    """
+    if base <= 1 or exponent <= 0:
+        return 1 if exponent <= 0 or base == 1 else 0
+    if exponent * math.log10(base) > math.log10(cap) + 1:
+        return cap
+    return min(base ** exponent, cap)
+
+
+def state_bound(model, discipline: str, max_jobs: int) -> int | None:
+    r"""An upper bound on the states with at most ``max_jobs + 1`` jobs of the verbal model that
+    ``verify`` enumerates, from the counts alone (the process is not built): the FCFS class
+    sequences $\sum_{k\le n+1} J^k$ (exact for ``collaborative``); for ``alis`` and ``rais``
+    each sequence also carries the order of the idle servers, at most $M!$ orders with no job
+    and $(M-1)!$ with one or more (some server is busy). ``None`` for the matching
+    disciplines (their states are counted from the process). Capped at $10^{300}$.
+
+    Parameters
+    ----------
+    model : Model
+    discipline : str
+    max_jobs : int
+
+    Returns
+    -------
+    int or None
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> state_bound(model("w"), "collaborative", 2)   # 1 + 3 + 9 + 27
+    40
+    >>> state_bound(model("ring:8"), "rais", 2)       # 8! + 7! (8 + 64 + 512)
+    2983680
+    >>> state_bound(model("w"), "collaborative", 1000) == 10**300
+    True
+
+    Running time: O(M) integer products (logarithms first: no huge integer is built).
+    """
+    if discipline not in ("collaborative", "alis", "rais"):
+        return None
+    classes, servers = len(model.classes), len(model.servers)
+    levels = max_jobs + 1
+    if classes == 1:
+        sequences = levels + 1
+    else:  # (J^(n+2) - 1) / (J - 1)
+        power = capped_power(classes, levels + 1)
+        sequences = _HUGE if power >= _HUGE else (power - 1) // (classes - 1)
+    if discipline == "collaborative":
+        return min(sequences, _HUGE)
+    if math.lgamma(servers + 1) / math.log(10) > 300:
+        return _HUGE
+    return min(math.factorial(servers) + math.factorial(servers - 1) * (sequences - 1), _HUGE)
+
+
+# ------------------------------------------------------------------------------ formulas
+def formula_steps(model, quantity: str, discipline: str, cap: int | None = None) -> int | None:
+    r"""Work of a structured formula (``derive`` with symbolic rates, the ``formulas`` route):
+    its definitions times their width (classes + servers), each printed as text and LaTeX.
+
+    The builder of :mod:`symq.engines.formulas` defines one weight per union $U$ of class
+    server sets (collaborative; the nested closed form has about $J + M$ definitions), one per
+    server set and idle order, $2^M M$, for ALIS and RAIS; the mean numbers add the
+    continuation weights ($U$ more, and $J U$ terms) or, under RAIS, $J 2^M M$. Returns
+    ``None`` once the count passes ``cap``.
+
+    Parameters
+    ----------
+    model : Model
+    quantity, discipline : str
+    cap : int, optional
+        Stop counting past this many steps.
+
+    Returns
+    -------
+    int or None
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> formula_steps(model("ring:12"), "empty-probability", "collaborative")  # 853 unions x 24
+    20472
+    >>> formula_steps(model("ring:30"), "empty-probability", "collaborative", cap=60000) is None
+    True
+    >>> formula_steps(model("n"), "mean-number", "collaborative")   # nested: (2 + 2)^2
+    16
+
+    Running time: that of :func:`count_unions` with cap ``cap / (J + M)``; O(1) past the cap
+    for ALIS and RAIS ($2^M M$ is compared with the cap before counting).
+    """
+    classes, servers = len(model.classes), len(model.servers)
+    width = classes + servers
+    mean = quantity in ("mean-number", "mean-response-time")
+    if discipline == "collaborative":
+        from symq.engines.nested import is_nested
+        if is_nested(model):
+            return width * width
+    extra = 0
+    if discipline != "collaborative":
+        if cap is not None and servers > 62:
+            return None
+        extra = (1 << servers) * servers * (classes if mean and discipline == "rais" else 1)
+        if cap is not None and extra > cap:
+            return None
+    unions = count_unions(_masks(model), None if cap is None else cap // width + 1)
+    if unions is None:
+        return None
+    steps = unions * width + extra
+    if discipline == "collaborative" and mean:
+        steps += unions * width + classes * unions  # the continuation weights and their sums
+    elif quantity == "server-idle-probability":
+        steps += servers * unions
+    return steps if cap is None or steps <= cap else None
+
+
+def uninformed_steps(model, quantity: str) -> int:
+    r"""Work of Cabral's closed forms (the ``uninformed`` route): with numeric rates the
+    $n + 1$ elementary symmetric sums cost $O(n^2)$; with symbolic rates each
+    $P(S^{-n}, k)$ is expanded into its $\binom{n}{k}$ monomials, $2^n$ in all, and the mean
+    numbers take about ten times the work of the empty probability ($n 2^n$ each, measured:
+    ``uninformed:13`` 33 s, its mean number 92 s).
+
+    Examples
+    --------
+    >>> from symq import model, example_model
+    >>> uninformed_steps(model("uninformed:4"), "empty-probability")   # 3 * 4 * 2^4
+    192
+    >>> uninformed_steps(example_model("uninformed:30"), "mean-number")   # 31^2
+    961
+
+    Running time: O(1).
+    """
+    servers = len(model.servers)
+    if model.is_numeric:
+        return (servers + 1) ** 2
+    factor = 10 if quantity in ("mean-number", "mean-response-time") else 3
+    return factor * servers * capped_power(2, servers)
+
+
+# ------------------------------------------------------------------------------ memory
+#: the share of the machine's physical memory that one computation may plan to use
+MEMORY_SHARE = (1, 4)
+
+
+def memory_limit(args: Any = None) -> int | None:
+    """The ``memory`` limit in MiB: a quarter (:data:`MEMORY_SHARE`) of the machine's physical
+    memory (``os.sysconf``; 16 GiB where it cannot be read), ``None`` with ``--no-limits``.
+
+    Examples
+    --------
+    >>> memory_limit() > 0
+    True
+
+    Running time: O(1).
+    """
+    if args is not None and getattr(args, "no_limits", False):
+        return None
+    import os
+    try:
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        total = 16 << 30
+    return total * MEMORY_SHARE[0] // MEMORY_SHARE[1] >> 20
+
+
+def certified_memory(model, discipline: str, digits: int) -> int | None:
+    r"""MiB that the certified DPs hold at ``digits`` digits: every stored set (the unions of
+    class server sets, plus the $2^M$ server sets for ALIS and RAIS) keeps about four
+    fixed-point numbers of $3.33\,d$ bits (the bounds of the weight and of its continuation)
+    and 200 bytes of bookkeeping. ``None`` when the sets are too many to count (the step
+    limits refuse those first).
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> certified_memory(example_model("w"), "alis", 30)   # 8 sets: far below one MiB
+    0
+
+    Running time: that of :func:`count_unions` (capped at $10^7$ sets).
+    """
+    width = len(model.classes) + len(model.servers)
+    steps = subset_dp_steps(model, discipline, cap=10 ** 7 * width)
+    if steps is None:
+        return None
+    sets = steps // width
+    return sets * (4 * (digits * 10 // 3 // 8 + 40) + 200) >> 20
 
 
 # ------------------------------------------------------------------------------ sweeps
