@@ -197,7 +197,8 @@ def run_handler(handler: Callable[[argparse.Namespace], Any], args: argparse.Nam
     try:
         return int(handler(args) or 0)
     except SymqError as error:
-        print(f"symq: error: {error}", file=sys.stderr)
+        from symq.display import printable  # a name in a message cannot drive the terminal
+        print(f"symq: error: {printable(error)}", file=sys.stderr)
         return 2
     except RecursionError:
         print("symq: error: the model is too large for this computation", file=sys.stderr)
