@@ -183,6 +183,9 @@ def _run_derive(args: argparse.Namespace) -> int:
         result = solve(model, args.quantity, args.discipline, exact=True, method=args.method,
                        form="structured" if args.form != "expression" else "expression",
                        limits=args, what=_request_text(args))
+        if args.wrt or args.gradient:  # the chain rule through the definitions
+            from symq.commands.optimize import derive_gradient
+            result.formula = derive_gradient(args, result)
         if result.formula is not None and args.form != "structured":
             from symq.queries.estimates import check_expanded
             check_expanded(model, args.quantity, args.discipline, _request_text(args), args)
@@ -214,6 +217,9 @@ def _run_evaluate(args: argparse.Namespace) -> int:
     from symq.queries.response_time import check_options
     from symq.queries.solve import solve
     check_options(args.quantity, args.time, args.percentile)
+    if args.gradient or args.wrt:  # derivatives (docs/sensitivities.md)
+        from symq.commands.optimize import evaluate_gradient
+        return evaluate_gradient(args, _label(args, model))
     with busy(f"evaluate {args.quantity}"):  # on a terminal: 'working, 0:05 elapsed'
         result = solve(model, args.quantity, args.discipline, digits=args.digits,
                        exact=True if args.exact else None, method=args.method,
@@ -370,6 +376,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             p.add_argument("--percentile", metavar="P",
                            help="with response-time or waiting-time: the P-th percentile per "
                                 "class, 0 < P < 100")
+        p.add_argument("--gradient", action="store_true",
+                       help="every partial derivative by the rates (evaluate: and the "
+                            "elasticity d log Q / d log x; docs/sensitivities.md)")
+        p.add_argument("--wrt", action="append", metavar="NAME",
+                       help="the partial derivative by the rate NAME (repeatable; "
+                            "docs/sensitivities.md)")
+        if name == "evaluate":
             p.add_argument("--full-exact", action="store_true",
                            help="print exact rationals in full even beyond 4300 digits (default: "
                                 "their digit counts; the decimal value is always printed)")

@@ -1,0 +1,530 @@
+r"""``symq optimize MODEL QUANTITY --budget "mu_1 + mu_2 = C"``: the split of a fixed capacity
+among the rates named in the budget that minimises a quantity (the total, or a weighted sum of
+the per-class values with ``--weight CLASS=W``), within ``--bound NAME=LO:HI``, found by Newton
+steps on the exact gradient and certified by the KKT conditions on it; ``--rank servers`` lists
+the servers by the gain of a unit of extra speed. Also the ``--gradient`` / ``--wrt`` branches of
+``symq evaluate`` and ``symq derive`` (docs/sensitivities.md).
+
+Examples
+--------
+``symq optimize w mean-response-time --set lambda_1=3/20 --set lambda_2=1/10 --set lambda_3=1/4 --budget "mu_1 + mu_2 = 9/5"``
+
+``symq optimize w mean-response-time --set lambda_1=3/20 --set lambda_2=1/10 --set lambda_3=1/4 --set mu_1=1 --set mu_2=4/5 --rank servers``
+"""
+
+from __future__ import annotations
+
+import argparse
+from fractions import Fraction
+from typing import Any
+
+from symq.errors import ModelError
+
+__all__ = ["register", "evaluate_gradient", "derive_gradient", "run"]
+
+
+def evaluate_gradient(args: argparse.Namespace, label: str) -> int:
+    """``symq evaluate ... --gradient`` / ``--wrt NAME``: values, partial derivatives and
+    elasticities (text, LaTeX-free text, or JSON).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``evaluate`` arguments.
+    label : str
+        The model's label for the JSON.
+
+    Returns
+    -------
+    int
+        The exit status (0).
+
+    Raises
+    ------
+    ModelError
+        A quantity without derivatives, an unknown rate name.
+
+    Examples
+    --------
+    >>> from symq.cli import main
+    >>> main(["evaluate", "n", "empty-probability", "--set", "lambda_1=1/4", "--set",
+    ...       "lambda_2=1/4", "--set", "mu_1=1", "--set", "mu_2=1", "--wrt", "mu_2",
+    ...       "--digits", "5"])
+    9/14 = 0.64286
+      d/dmu_2: 3/49 = 0.061224 (elasticity 0.095238)
+    0
+
+    Running time: that of :func:`symq.queries.gradient.gradient`.
+    """
+    from symq.commands.common import emit_json, model_with_values
+    from symq.engines.sensitivity import OUTPUT_QUANTITIES
+    from symq.progress import busy
+    from symq.queries.gradient import gradient, gradient_json, gradient_lines
+    if args.quantity not in OUTPUT_QUANTITIES:
+        raise ModelError(f"--gradient/--wrt: no derivatives of {args.quantity}; available: "
+                         + ", ".join(OUTPUT_QUANTITIES))
+    base, _, values = model_with_values(args)
+    with busy(f"gradient of {args.quantity}"):
+        g = gradient(base, args.quantity, args.discipline, values,
+                     wrt=args.wrt if args.wrt else None, digits=args.digits,
+                     exact=True if args.exact else None, limits=args)
+    if args.format == "json":
+        emit_json({"model": label, "quantity": args.quantity, "discipline": args.discipline,
+                   "route": "sensitivity", "digits": args.digits, **gradient_json(g, args.digits)})
+        return 0
+    print("\n".join(gradient_lines(g, args.digits)))
+    return 0
+
+
+def derive_gradient(args: argparse.Namespace, result: Any) -> Any:
+    """``symq derive ... --wrt NAME`` / ``--gradient``: the structured formula of the partial
+    derivatives (:func:`symq.engines.formulas.derivative.derivative`).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``derive`` arguments (``wrt``, ``gradient``).
+    result : Result
+        What :func:`symq.solve` answered (a structured formula).
+
+    Returns
+    -------
+    Structured
+        The derivative formula, printed by ``derive`` like any structured formula.
+
+    Raises
+    ------
+    ModelError
+        Numeric rates (use ``evaluate --wrt``), a quantity without a structured formula, an
+        unknown rate name.
+
+    Examples
+    --------
+    >>> from symq.cli import main
+    >>> main(["derive", "n", "empty-probability", "--wrt", "lambda_2", "--form", "factored"])
+    -(lambda_1 - mu_1)/(mu_1*(lambda_1 - mu_1 - mu_2))
+    0
+
+    Running time: that of :func:`symq.engines.formulas.derivative.derivative`.
+    """
+    from symq.engines.formulas.derivative import derivative
+    if result.formula is None:
+        if result.model.is_numeric:
+            raise ModelError("derive --wrt needs symbolic rates (the derivative as a formula); "
+                             "for its value at numeric rates use evaluate --wrt NAME")
+        raise ModelError(f"derive --wrt: {result.quantity} has no structured formula; "
+                         "available: empty-probability, normalizing-constant, "
+                         "server-idle-probability, mean-number, mean-response-time")
+    names = args.wrt or sorted((s.name for s in result.model.symbols), key=_rate_key)
+    return derivative(result.formula, names)
+
+
+def _rate_key(name: str) -> tuple:
+    from symq.engines.sensitivity import _rate_order
+    return _rate_order(name)
+
+
+# ------------------------------------------------------------------------------ optimize
+def register(subparsers) -> None:
+    """Add the ``optimize`` subcommand.
+
+    Parameters
+    ----------
+    subparsers : argparse subparsers action
+        Where ``optimize`` is added.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> sub = argparse.ArgumentParser(prog="symq").add_subparsers(dest="command")
+    >>> register(sub)
+    >>> sorted(sub.choices)
+    ['optimize']
+
+    Running time: O(1).
+    """
+    from symq.commands.common import add_format_arguments, add_limit_arguments, add_set_argument
+    p = subparsers.add_parser("optimize", help="the capacity split that minimises a quantity "
+                              "(KKT-certified), or servers ranked by the gain of extra speed")
+    p.add_argument("model", help="built-in name or path to a TOML file")
+    p.add_argument("quantity", choices=["mean-response-time", "mean-number"],
+                   help="the quantity to minimise (its total, or --weight per class)")
+    p.add_argument("--discipline", choices=["collaborative", "alis", "rais"],
+                   default="collaborative")
+    add_set_argument(p)
+    p.add_argument("--budget", metavar="'mu_1 + mu_2 = C'",
+                   help="the rates to split and their fixed sum C")
+    p.add_argument("--weight", action="append", default=[], metavar="CLASS=W",
+                   help="minimise sum_c W_c Q_c instead of the total (classes not named: 0)")
+    p.add_argument("--bound", action="append", default=[], metavar="NAME=LO:HI",
+                   help="keep a budget rate in [LO, HI] (either side may be empty)")
+    p.add_argument("--rank", choices=["servers"],
+                   help="list the servers by the gain of a unit of extra speed, -dQ/dmu_s")
+    p.add_argument("--digits", type=int, default=30, help="significant digits (default 30)")
+    p.add_argument("--exact", action="store_true", help="exact gradients even where large")
+    add_limit_arguments(p, "subset-DP steps")
+    add_format_arguments(p)
+    p.set_defaults(handler=run)
+
+
+def _parse_budget(text: str, names: list[str]) -> tuple[list[str], Fraction]:
+    """``"mu_1 + mu_2 = 2"`` -> (["mu_1", "mu_2"], 2), through symq's grammar."""
+    from symq.arithmetic.expressions import parse_expression
+    if text is None or text.count("=") != 1:
+        raise ModelError(f"--budget {text!r}: write it as 'mu_1 + mu_2 = C' (one '=')")
+    left, right = text.split("=")
+    total = parse_expression(right.strip())
+    if not total.is_Rational or total <= 0:
+        raise ModelError(f"--budget: the capacity {right.strip()!r} must be a positive number")
+    expr = parse_expression(left.strip())
+    terms = expr.args if expr.is_Add else (expr,)
+    out = []
+    for t in terms:
+        if not t.is_Symbol:
+            raise ModelError(f"--budget: {t} is not a rate name; write a sum of rate names "
+                             "such as 'mu_1 + mu_2 = 3'")
+        if t.name not in names:
+            raise ModelError(f"--budget: the model has no rate {t.name!r}; its rates are "
+                             + ", ".join(names))
+        out.append(t.name)
+    if len(out) < 2:
+        raise ModelError("--budget: name at least two rates to split the capacity between")
+    return sorted(out, key=_rate_key), Fraction(int(total.p), int(total.q))
+
+
+def _parse_pairs(items: list[str], what: str) -> dict[str, str]:
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise ModelError(f"--{what} {item!r}: write NAME=VALUE")
+        k, v = item.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def _rational(text: str, what: str) -> Fraction:
+    from symq.arithmetic.expressions import parse_expression
+    v = parse_expression(text)
+    if not v.is_Rational:
+        raise ModelError(f"{what}: {text!r} is not a rational number")
+    return Fraction(int(v.p), int(v.q))
+
+
+class _Objective:
+    """The objective $f(x)=\\sum_c w_cQ_c$ (or the total) and its exact gradient by the tape."""
+
+    def __init__(self, base, quantity, discipline, fixed, budget, weights, exact):
+        self.base, self.quantity, self.discipline = base, quantity, discipline
+        self.fixed, self.budget, self.weights, self.exact = fixed, budget, weights, exact
+        self.evaluations = 0
+
+    def __call__(self, x: list[Fraction]) -> tuple[Fraction, list[Fraction]]:
+        from symq.engines.sensitivity import gradient
+        values = {**self.fixed, **{n: str(v) for n, v in zip(self.budget, x)}}
+        labels = ["total"] if not self.weights else [f"class {c}" for c in self.weights]
+        g = gradient(self.base, self.quantity, self.discipline, values, wrt=self.budget,
+                     labels=labels)
+        self.evaluations += 1
+        if not self.weights:
+            return g.value("total"), [g.derivative("total", n) for n in self.budget]
+        f = sum(w * g.value(f"class {c}") for c, w in self.weights.items())
+        grad = [sum(w * g.derivative(f"class {c}", n) for c, w in self.weights.items())
+                for n in self.budget]
+        return f, grad
+
+
+def _stable(base, fixed, budget, x) -> bool:
+    from symq.errors import UnstableModelError
+    from symq.engines.normalization.entry import check_stability_fast
+    from symq.engines.sensitivity import rate_symbols
+    import sympy
+    if any(v <= 0 for v in x):
+        return False
+    try:
+        m, point = rate_symbols(base, {**fixed, **{n: str(v) for n, v in zip(budget, x)}})
+        check_stability_fast(m.substitute({s.name: sympy.Rational(v.numerator, v.denominator)
+                                           for s, v in point.items()}))
+    except UnstableModelError:
+        return False
+    return all(v > 0 for v in x)
+
+
+def _solve_kkt(h: list[list[Fraction]], g: list[Fraction]) -> list[Fraction]:
+    """Newton step on the face ``sum dx = 0``: [[H, 1], [1^T, 0]] [dx; nu] = [-g; 0]."""
+    k = len(g)
+    a = [row[:] + [Fraction(1)] for row in h] + [[Fraction(1)] * k + [Fraction(0)]]
+    b = [-v for v in g] + [Fraction(0)]
+    n = k + 1
+    for col in range(n):
+        piv = max(range(col, n), key=lambda r: abs(a[r][col]))
+        if a[piv][col] == 0:
+            raise ZeroDivisionError
+        a[col], a[piv], b[col], b[piv] = a[piv], a[col], b[piv], b[col]
+        for r in range(n):
+            if r != col and a[r][col]:
+                t = a[r][col] / a[col][col]
+                a[r] = [u - t * v for u, v in zip(a[r], a[col])]
+                b[r] -= t * b[col]
+    return [b[i] / a[i][i] for i in range(k)]
+
+
+def _round(v: Fraction, digits: int) -> Fraction:
+    q = 10 ** (digits + 8)
+    return Fraction(round(v * q), q)
+
+
+def optimize(base, quantity, discipline, fixed, budget, total, weights=None, bounds=None,
+             digits: int = 30, max_steps: int = 60) -> dict[str, Any]:
+    r"""The split of ``total`` among the rates ``budget`` that minimises the objective, by
+    Newton steps on the face $\sum x_i=C$ (Hessian from exact gradients at nearby points,
+    active bounds fixed), and its KKT certificate on the exact gradient.
+
+    Parameters
+    ----------
+    base : Model
+        Symbolic rates.
+    quantity, discipline : str
+        ``mean-response-time`` or ``mean-number``; the discipline.
+    fixed : dict
+        Values of the other symbols.
+    budget : list of str
+        The rates to split.
+    total : Fraction
+        Their sum $C$.
+    weights : dict, optional
+        ``{class: weight}``: minimise $\sum_cw_cQ_c$ (default: the total).
+    bounds : dict, optional
+        ``{name: (lo or None, hi or None)}``.
+    digits : int
+        Significant digits of the allocation.
+    max_steps : int
+        Newton steps at most.
+
+    Returns
+    -------
+    dict
+        ``x`` (name -> Fraction, rounded to ``digits + 8`` decimals), ``value``, ``gradient``,
+        ``multiplier`` $\nu$ (the mean gradient over the free rates), ``residual``
+        $\max_{\text{free}}|g_i-\nu|$ (exact), ``active`` (names at a bound), ``kkt`` (True
+        when the residual is below $10^{-\text{digits}}|\nu|$ and every active bound's
+        gradient has the sign of a minimum), ``steps``.
+
+    Raises
+    ------
+    ModelError
+        No stable split within the bounds.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> out = optimize(model("w"), "mean-response-time", "collaborative",
+    ...                {"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4"},
+    ...                ["mu_1", "mu_2"], Fraction(9, 5), digits=10)
+    >>> {n: f"{float(v):.8f}" for n, v in out["x"].items()}, out["kkt"]
+    ({'mu_1': '1.00329090', 'mu_2': '0.79670910'}, True)
+
+    Running time: a few Newton steps, each (k + 1) exact gradients for k budget rates.
+    """
+    bounds = bounds or {}
+    k = len(budget)
+    lo = [bounds.get(n, (None, None))[0] for n in budget]
+    hi = [bounds.get(n, (None, None))[1] for n in budget]
+    f = _Objective(base, quantity, discipline, fixed, budget, weights, True)
+    x, pinned = [total / k] * k, set()
+    for _ in range(k):  # the equal split, projected onto the bounds
+        rest = [i for i in range(k) if i not in pinned]
+        if not rest:
+            break
+        share = (total - sum(x[i] for i in pinned)) / len(rest)
+        moved = False
+        for i in rest:
+            x[i] = share
+            if lo[i] is not None and share < lo[i]:
+                x[i], moved = lo[i], True
+                pinned.add(i)
+            elif hi[i] is not None and share > hi[i]:
+                x[i], moved = hi[i], True
+                pinned.add(i)
+        if not moved:
+            break
+    if sum(x) != total or not _stable(base, fixed, budget, x):
+        raise ModelError("the equal split of the budget is unstable or outside the bounds; "
+                         "raise the budget or loosen the bounds")
+    value, g = f(x)
+    active: set[int] = set()
+    tol = Fraction(1, 10 ** (digits + 4))
+    steps = 0
+    for steps in range(1, max_steps + 1):
+        free = [i for i in range(k) if i not in active]
+        h_step = Fraction(1, 10 ** (digits // 2 + 6))
+        hess = []
+        for j in free:  # Hessian columns by exact gradient differences
+            y = list(x)
+            y[j] += h_step
+            hess.append([(gy - gx) / h_step for gy, gx in zip(f(y)[1], g)])
+        hf = [[hess[b][free[a]] for b in range(len(free))] for a in range(len(free))]
+        hf = [[(hf[a][b] + hf[b][a]) / 2 for b in range(len(free))] for a in range(len(free))]
+        try:
+            dx_free = _solve_kkt(hf, [g[i] for i in free])
+        except ZeroDivisionError:
+            break
+        dx = [Fraction(0)] * k
+        for a, i in enumerate(free):
+            dx[i] = dx_free[a]
+        t = Fraction(1)
+        for i in free:  # stay inside the bounds: stop at the first one hit
+            if dx[i] < 0 and lo[i] is not None and x[i] + t * dx[i] < lo[i]:
+                t = (lo[i] - x[i]) / dx[i]
+            if dx[i] > 0 and hi[i] is not None and x[i] + t * dx[i] > hi[i]:
+                t = (hi[i] - x[i]) / dx[i]
+        while True:
+            y = [_round(v + t * d, digits) for v, d in zip(x, dx)]
+            y[free[-1]] += total - sum(y)
+            if _stable(base, fixed, budget, y):
+                new_value, new_g = f(y)
+                if new_value <= value + tol * abs(value) or t < Fraction(1, 2 ** 20):
+                    break
+            t /= 2
+        x, value, g = y, new_value, new_g
+        for i in free:
+            if (lo[i] is not None and x[i] == lo[i]) or (hi[i] is not None and x[i] == hi[i]):
+                active.add(i)
+        free = [i for i in range(k) if i not in active]
+        nu = sum(g[i] for i in free) / len(free) if free else Fraction(0)
+        # release a bound whose gradient no longer holds the rate there
+        for i in sorted(active):
+            if (lo[i] is not None and x[i] == lo[i] and g[i] < nu) or \
+                    (hi[i] is not None and x[i] == hi[i] and g[i] > nu):
+                active.discard(i)
+        if max(abs(d) for d in dx) * t < tol and free:
+            break
+    free = [i for i in range(k) if i not in active]
+    nu = sum(g[i] for i in free) / len(free) if free else Fraction(0)
+    residual = max((abs(g[i] - nu) for i in free), default=Fraction(0))
+    signs = all((g[i] >= nu) if (lo[i] is not None and x[i] == lo[i]) else (g[i] <= nu)
+                for i in active)
+    kkt = signs and residual <= abs(nu) / 10 ** digits
+    return {"x": dict(zip(budget, x)), "value": value, "gradient": dict(zip(budget, g)),
+            "multiplier": nu, "residual": residual, "active": [budget[i] for i in sorted(active)],
+            "kkt": kkt, "steps": steps, "evaluations": f.evaluations}
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``symq optimize`` (module docstring).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments.
+
+    Returns
+    -------
+    int
+        0.
+
+    Raises
+    ------
+    ModelError
+        A bad budget, weight or bound; neither ``--budget`` nor ``--rank``.
+
+    Examples
+    --------
+    >>> from symq.cli import main
+    >>> main(["optimize", "w", "mean-response-time", "--set", "lambda_1=3/20", "--set",
+    ...       "lambda_2=1/10", "--set", "lambda_3=1/4", "--budget", "mu_1 + mu_2 = 9/5",
+    ...       "--digits", "12"])
+    mu_1 = 1.00329089869
+    mu_2 = 0.796709101314
+    minimum mean-response-time (total) = 1.08529396185
+    KKT: dQ/dmu equal on the free rates to 1e-12 (nu = -0.795627713504); certified
+    0
+
+    Running time: that of :func:`optimize` (or one gradient for ``--rank``).
+    """
+    from symq.arithmetic.numeric import round_fraction
+    from symq.commands.common import emit_json, model_with_values
+    base, _, values = model_with_values(args)
+    if args.rank:
+        return _rank(args, base, values)
+    if not args.budget:
+        raise ModelError("optimize needs --budget 'mu_1 + mu_2 = C' (or --rank servers)")
+    from symq.engines.sensitivity import rate_symbols
+    names = sorted((s.name for s in base.symbols), key=_rate_key) if base.symbols else []
+    if not names:
+        raise ModelError("optimize needs a model with rate symbols (a built-in model or a TOML "
+                         "file whose rates are names); numeric rates have nothing to split")
+    budget, total = _parse_budget(args.budget, names)
+    fixed = {k: v for k, v in values.items() if k not in budget}
+    missing = [n for n in names if n not in budget and n not in fixed]
+    if missing:
+        raise ModelError(f"optimize: the rate {missing[0]} has no value; give it with --set "
+                         f"{missing[0]}=VALUE")
+    weights = {c: _rational(w, f"--weight {c}") for c, w in
+               _parse_pairs(args.weight, "weight").items()}
+    for c in weights:
+        if c not in base.classes:
+            raise ModelError(f"--weight: the model has no class {c!r}; its classes are "
+                             + ", ".join(base.classes))
+    bounds = {}
+    for n, text in _parse_pairs(args.bound, "bound").items():
+        if n not in budget or ":" not in text:
+            raise ModelError(f"--bound {n}={text}: write NAME=LO:HI for a rate of the budget")
+        a, b = text.split(":", 1)
+        bounds[n] = (_rational(a, "--bound") if a.strip() else None,
+                     _rational(b, "--bound") if b.strip() else None)
+    del rate_symbols
+    out = optimize(base, args.quantity, args.discipline, fixed, budget, total, weights or None,
+                   bounds, args.digits)
+    what = "weighted sum" if weights else "total"
+    if args.format == "json":
+        emit_json({"model": args.model, "quantity": args.quantity, "discipline": args.discipline,
+                   "budget": args.budget, "objective": what,
+                   "allocation": {n: round_fraction(v, args.digits) for n, v in out["x"].items()},
+                   "value": round_fraction(out["value"], args.digits),
+                   "multiplier": round_fraction(out["multiplier"], args.digits),
+                   "residual": str(float(out["residual"])), "active": out["active"],
+                   "kkt": out["kkt"], "steps": out["steps"]})
+        return 0
+    for n, v in out["x"].items():
+        print(f"{n} = {round_fraction(v, args.digits)}")
+    print(f"minimum {args.quantity} ({what}) = {round_fraction(out['value'], args.digits)}")
+    state = "certified" if out["kkt"] else "NOT certified (raise --digits or check the bounds)"
+    bound = f"1e-{args.digits}"
+    act = f"; at a bound: {', '.join(out['active'])}" if out["active"] else ""
+    print(f"KKT: dQ/dmu equal on the free rates to {bound} (nu = "
+          f"{round_fraction(out['multiplier'], args.digits)}){act}; {state}")
+    return 0
+
+
+def _rank(args: argparse.Namespace, base: Any, values: dict) -> int:
+    """``--rank servers``: ``-dQ/dmu_s`` for every server, largest gain first."""
+    from symq.commands.common import emit_json
+    from symq.engines.sensitivity import rate_symbols
+    from symq.queries.gradient import gradient
+    symbolic, point = rate_symbols(base, values)
+    mu_names = []
+    for s in symbolic.servers:
+        free = symbolic.service_rates[s].free_symbols
+        if len(free) == 1:
+            mu_names.append((s, next(iter(free)).name))
+    g = gradient(base, args.quantity, args.discipline, values, wrt=[n for _, n in mu_names],
+                 digits=args.digits, exact=True if args.exact else None, labels=["total"],
+                 limits=args)
+    rows = []
+    for s, n in mu_names:
+        d = g.derivative("total", n)
+        if hasattr(d, "text"):
+            gain_text, key = (d.text[1:] if d.text.startswith("-") else "-" + d.text), -d.lower
+        else:
+            from symq.arithmetic.numeric import round_fraction
+            gain_text, key = round_fraction(-d, args.digits), -d
+        rows.append((key, s, n, gain_text))
+    rows.sort(key=lambda r: r[0], reverse=True)
+    if args.format == "json":
+        emit_json({"model": args.model, "quantity": args.quantity,
+                   "discipline": args.discipline, "arithmetic": g.arithmetic,
+                   "rank": [{"server": s, "rate": n, "gain": t} for _, s, n, t in rows]})
+        return 0
+    for k, (_, s, n, t) in enumerate(rows, 1):
+        print(f"{k}. server {s}: -d{args.quantity}/d{n} = {t}")
+    return 0

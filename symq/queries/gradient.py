@@ -1,0 +1,253 @@
+r"""Gradients of a quantity at one point: which rates (``wrt``), which arithmetic (exact rationals
+where cheap or asked for, certified balls otherwise), the work estimate, and the text and JSON
+that ``symq evaluate --gradient`` / ``--wrt NAME`` print. The engine is
+:mod:`symq.engines.sensitivity` (reverse-mode differentiation of the subset DPs); docs/sensitivities.md
+explains why the printed digits are right.
+
+Examples
+--------
+>>> import symq
+>>> g = symq.gradient("n", "mean-response-time", values={"lambda_1": "1/4",
+...     "lambda_2": "1/4", "mu_1": 1, "mu_2": 1}, wrt=["mu_2"], digits=8)
+>>> print("\n".join(gradient_lines(g)))
+total: 22/21 = 1.0476190
+  d/dmu_2: -124/441 = -0.28117914 (elasticity -0.26839827)
+class 1: 10/7 = 1.4285714
+  d/dmu_2: -52/441 = -0.11791383 (elasticity -0.082539683)
+class 2: 2/3 = 0.66666667
+  d/dmu_2: -4/9 = -0.44444444 (elasticity -0.66666667)
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Iterable, Mapping
+
+import sympy
+
+from symq.errors import ModelError
+from symq.models.model import Model
+
+__all__ = ["gradient", "gradient_lines", "gradient_json", "arithmetic_of"]
+
+
+def arithmetic_of(model: Model, discipline: str, exact: bool | None) -> str:
+    """``"exact"`` when asked (``exact=True``) or cheap (``exact=None`` and
+    :func:`symq.engines.normalization.certified.exact_is_cheap`), else ``"ball"``.
+
+    Parameters
+    ----------
+    model : Model
+        Numeric rates.
+    discipline : str
+        The discipline.
+    exact : bool or None
+        As :func:`gradient`.
+
+    Returns
+    -------
+    str
+        ``"exact"`` or ``"ball"``.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> arithmetic_of(example_model("w"), "alis", None), arithmetic_of(example_model("w"), "alis", False)
+    ('exact', 'ball')
+
+    Running time: that of ``exact_is_cheap`` (at most 2000 unions counted).
+    """
+    if exact is True:
+        return "exact"
+    if exact is False:
+        return "ball"
+    from symq.engines.normalization.certified import exact_is_cheap
+    return "exact" if exact_is_cheap(model, discipline) else "ball"
+
+
+def gradient(model: Model | str, quantity: str, discipline: str = "collaborative",
+             values: Mapping[str, Any] | None = None, wrt: Iterable[str] | None = None,
+             digits: int = 30, exact: bool | None = None, labels: Iterable[str] | None = None,
+             max_work: int | None = None, no_limits: bool = False, limits: Any = None) -> Any:
+    r"""Every partial derivative and elasticity $\partial\log Q/\partial\log x$ of a quantity at
+    one point, per class (server) and in total, exact or with ``digits`` certified digits.
+
+    Parameters
+    ----------
+    model : Model, str or Path
+        Symbolic rates with ``values`` for every symbol, or numeric rates (then the rates are
+        ``lambda_<class>`` and ``mu_<server>``).
+    quantity : str
+        ``empty-probability``, ``normalizing-constant``, ``server-idle-probability``,
+        ``mean-number`` or ``mean-response-time``.
+    discipline : str
+        ``"collaborative"``, ``"alis"`` or ``"rais"``.
+    values : mapping, optional
+        ``{symbol name: rational}``.
+    wrt : iterable of str, optional
+        Rate names (default: every rate).
+    digits : int
+        Certified significant digits of every decimal.
+    exact : bool or None
+        Exact rationals (``True``), certified balls (``False``) or exact where cheap (``None``).
+    labels : iterable of str, optional
+        Only these outputs' derivatives (``"total"``, ``"class 1"``...): one backward sweep each.
+    max_work, no_limits, limits : optional
+        Raise or lift the ``dp-steps`` / ``certified-steps`` limit (three sweeps' worth of
+        subset-DP steps per output).
+
+    Returns
+    -------
+    Sensitivities
+        :class:`symq.engines.sensitivity.Sensitivities` (``Fraction`` values when exact,
+        certified ``Ball`` values otherwise).
+
+    Raises
+    ------
+    ModelError
+        Unknown names, a rate without a value.
+    TooLargeError
+        The estimate is past the limit.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> g = gradient(example_model("w"), "mean-number", "alis", wrt=["mu_1"])
+    >>> g.derivative("total", "mu_1"), g.arithmetic
+    (Fraction(-88781715, 207867296), 'exact')
+
+    Running time: that of the subset DP (``symq routes``), times about three per output.
+    """
+    from argparse import Namespace
+    from symq.engines.sensitivity import gradient as engine, rate_symbols
+    from symq.limits import check, limit_value
+    from symq.models.catalog import as_model
+    from symq.queries.estimates import subset_dp_steps
+    model = as_model(model)
+    symbolic, point = rate_symbols(model, values)
+    numeric = symbolic.substitute({s.name: sympy.Rational(v.numerator, v.denominator)
+                                   for s, v in point.items()})
+    arithmetic = arithmetic_of(numeric, discipline, exact)
+    name = "dp-steps" if arithmetic == "exact" else "certified-steps"
+    limits = limits if limits is not None else Namespace(max_work=max_work, no_limits=no_limits)
+    steps = subset_dp_steps(numeric, discipline)
+    outputs = len(list(labels)) if labels is not None else len(model.classes) + 1
+    if steps is not None:
+        check(name, 3 * steps * max(outputs, 1),
+              f"the gradient of {quantity} of model {model.name or 'given'} ({discipline})",
+              limit_value(name, limits))
+    return engine(symbolic, quantity, discipline, {s.name: v for s, v in point.items()}, wrt,
+                  arithmetic, digits, labels)
+
+
+def _text(v: Any, digits: int, exact: bool) -> str:
+    from symq.arithmetic.numeric import exact_string, round_fraction
+    if v is None:
+        return "undefined"
+    if not exact:
+        return v.text
+    if v == 0:
+        return "0"
+    r = sympy.Rational(v.numerator, v.denominator)
+    if v.denominator == 1:
+        return str(v.numerator)
+    return f"{exact_string(r)} = {round_fraction(v, digits)}"
+
+
+def _decimal(v: Any, digits: int, exact: bool) -> str:
+    from symq.arithmetic.numeric import round_fraction
+    if v is None:
+        return "undefined"
+    if not exact:
+        return v.text
+    return "0" if v == 0 else round_fraction(v, digits)
+
+
+def gradient_lines(g: Any, digits: int | None = None) -> list[str]:
+    """The lines ``symq evaluate --gradient`` prints: each output's value, then one line per
+    rate with the derivative and the elasticity.
+
+    Parameters
+    ----------
+    g : Sensitivities
+        What :func:`gradient` returned.
+    digits : int, optional
+        Digits of the exact values' decimals (default those ``g`` was computed with, or 30).
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> g = gradient(example_model("n"), "empty-probability", wrt=["lambda_1"], digits=6)
+    >>> gradient_lines(g)
+    ['9/14 = 0.642857', '  d/dlambda_1: -45/49 = -0.918367 (elasticity -0.357143)']
+
+    Running time: O(outputs x rates) roundings.
+    """
+    digits = digits or g.digits or 30
+    exact = g.arithmetic == "exact" and not (g.values and _is_ball(next(iter(g.values.values()))))
+    out = []
+    for label in g.labels:
+        head = _text(g.values[label], digits, exact)
+        out.append(f"{label}: {head}" if label else head)
+        for n in g.wrt if label in g.derivatives else ():
+            d = _text(g.derivatives[label][n], digits, exact)
+            e = _decimal(g.elasticities[label][n], digits, exact)
+            out.append(f"  d/d{n}: {d} (elasticity {e})")
+    return out
+
+
+def _is_ball(v: Any) -> bool:
+    return hasattr(v, "text") and hasattr(v, "lower")
+
+
+def gradient_json(g: Any, digits: int | None = None) -> dict[str, Any]:
+    """``{"arithmetic", "wrt", "point", "value": {label: ...}, "gradient": {label: {rate: ...}},
+    "elasticity": {...}}``, each number as ``{"exact": "p/q", "value": digits}`` or, certified,
+    ``{"value": digits}``.
+
+    Parameters
+    ----------
+    g : Sensitivities
+        What :func:`gradient` returned.
+    digits : int, optional
+        Digits of the exact values' decimals.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> g = gradient(example_model("n"), "empty-probability", wrt=["mu_1"], digits=4)
+    >>> gradient_json(g)["gradient"]
+    {'': {'mu_1': {'exact': '27/98', 'value': '0.2755'}}}
+
+    Running time: O(outputs x rates) roundings.
+    """
+    digits = digits or g.digits or 30
+
+    def leaf(v: Any) -> Any:
+        if v is None:
+            return None
+        if _is_ball(v):
+            data = {"value": v.text}
+            if v.lower == v.upper:
+                data = {"exact": str(v.lower), **data}
+            return data
+        return {"exact": str(v), "value": _decimal(v, digits, True)}
+    return {"arithmetic": g.arithmetic, "wrt": list(g.wrt),
+            "point": {n: str(v) for n, v in g.point.items()},
+            "value": {k: leaf(v) for k, v in g.values.items()},
+            "gradient": {k: {n: leaf(v) for n, v in d.items()} for k, d in g.derivatives.items()},
+            "elasticity": {k: {n: leaf(v) for n, v in d.items()}
+                           for k, d in g.elasticities.items()},
+            **({"bits": g.bits} if g.bits else {})}
+
+
+def _fraction(v: Any) -> Fraction:
+    return v if isinstance(v, Fraction) else Fraction(str(v))
