@@ -87,22 +87,32 @@ def register(subparsers) -> None:
     p.set_defaults(handler=run)
 
 
-def _check_states(args: argparse.Namespace, model, max_jobs: int, options: dict) -> None:
-    """Refuse a check whose state space is past the limit of :mod:`symq.limits` (estimated from
-    the first levels, before the states are built)."""
+def _check_states(args: argparse.Namespace, model, max_jobs: int, options: dict):
+    """Build the process once, estimate its states and refuse a check past the limit of
+    :mod:`symq.limits`; return ``(process, estimated states)`` (the process is what
+    :func:`verify` checks, so it is not built a second time)."""
     from symq.engines.balance import build_process
     from symq.limits import check, limit_value
     from symq.queries.estimates import estimate_states
 
+    from symq.queries.estimates import state_bound
+
+    what = f"verify {args.model} --max-jobs {max_jobs}" + (
+        f" --discipline {args.discipline}" if args.discipline != "collaborative" else "")
     limit = limit_value("states", args)
-    if limit is None:
-        return
+    # first the bound from the counts alone: building the process is itself 2^M work for
+    # ALIS and RAIS, and listing the idle orders of M servers M! (issue 25)
+    bound = state_bound(model, args.discipline, max_jobs)
+    if limit is not None and bound is not None and bound > limit and (
+            args.discipline != "collaborative" or bound > 100 * limit):
+        check("states", bound, what, limit, remedy=None if bound < 10 ** 15 else
+              "choose a smaller --max-jobs, or pass --no-limits")
     extra = {"check_routing": False} if args.discipline == "rais" else {}
     process = build_process(model, args.discipline, **options, **extra)
     states, _ = estimate_states(process, max_jobs)
-    check("states", states, f"verify {args.model} --max-jobs {max_jobs}"
-          + (f" --discipline {args.discipline}" if args.discipline != "collaborative" else ""),
-          limit)
+    if limit is not None:
+        check("states", states, what, limit)
+    return process, states
 
 
 def run(args: argparse.Namespace) -> int:
@@ -128,8 +138,11 @@ def run(args: argparse.Namespace) -> int:
 
     Running time: that of :func:`symq.engines.balance.verify`.
     """
+    import time
+
     from symq.commands.common import emit_json, parse_settings
 
+    start = time.perf_counter()
     base = load_model(args.model)
     values = parse_settings(args.settings)
     model = base.substitute(values) if values else base
@@ -137,11 +150,21 @@ def run(args: argparse.Namespace) -> int:
     options = {"server_buffer": _count("server-buffer")(args.server_buffer)}
     if args.routing:
         options["routing"] = args.routing
-    _check_states(args, model, max_jobs, options)
+    # the progress line covers the whole command: building the process (for rais, the routing)
+    # shows "working"; the checked states give the percentage
     progress = callback("verify", quiet=args.quiet, unit="state")
-    report = verify(model, discipline=args.discipline, max_jobs=max_jobs,
-                    partial=False if args.global_only else None, progress=progress, **options)
-    progress.close()
+    bar = progress.bar
+    try:
+        if bar is not None:
+            bar.set_stage(f"building the {args.discipline} process")
+        process, states = _check_states(args, model, max_jobs, options)
+        if bar is not None:
+            bar.set_stage("checking states", total=states)
+        report = verify(process, max_jobs=max_jobs, partial=False if args.global_only else None,
+                        progress=progress)
+    finally:
+        progress.close()
+    report.seconds = time.perf_counter() - start  # the whole command, as the user waited
     report.model = base.name or str(args.model)
     report.discipline = args.discipline
     if args.format == "json":
