@@ -31,6 +31,9 @@ CASES = {
                "--quiet"]],
     "report": [["report", "n", "--discipline", "collaborative", "--verify-jobs", "0"]],
     "plot": [["plot", "w", "graph"]],
+    "optimize": [["optimize", "w", "mean-response-time", *W[:6], "--budget", "mu_1 + mu_2 = 2",
+                  "--digits", "8"], ["optimize", "w", "mean-response-time", *W, "--rank",
+                                     "servers", "--digits", "8"]],
 }
 
 
