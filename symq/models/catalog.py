@@ -17,6 +17,8 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import stat
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any, Callable, TypeVar
@@ -26,7 +28,10 @@ from symq.models.model import Model
 from symq.models.rates import positive_symbol
 
 __all__ = ["model", "load", "loads", "builtin_names", "BUILTIN_DESCRIPTIONS", "as_model",
-           "takes_model", "example_rates", "example_model"]
+           "takes_model", "example_rates", "example_model", "MAX_MODEL_BYTES"]
+
+#: the largest model file read (bytes): a model is kilobytes; 3,000 classes take 180 kB
+MAX_MODEL_BYTES = 4 << 20
 
 
 def _symbolic(name: str, compatibility: dict[str, list[str]], servers: list[str]) -> Model:
@@ -161,7 +166,7 @@ def model(name: str | Path) -> Model:
                     "ring": "ring:K"}[head]
             raise UnknownModelError(f"model {text!r} needs the form {form}")
         return build(text, *args)
-    if Path(text).is_file():
+    if Path(text).exists():  # a regular file, or a FIFO or device that load refuses
         return load(text)
     raise UnknownModelError(f"unknown model {text!r}; built-in models: "
                             f"{', '.join(builtin_names())}, or give a path to a .toml file")
@@ -361,7 +366,24 @@ def load(path: str | Path) -> Model:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        info = path.stat()
+    except FileNotFoundError:
+        raise UnknownModelError(f"model file {str(path)!r} does not exist") from None
+    except OSError as error:
+        raise ModelError(f"cannot read model file {str(path)!r}: {error.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ModelError(f"model file {str(path)!r} is not a regular file (a device, FIFO or "
+                         "folder); give the path of a .toml file")
+    if info.st_size > MAX_MODEL_BYTES:
+        raise ModelError(f"model file {str(path)!r} has {info.st_size:,} bytes, more than the "
+                         f"{MAX_MODEL_BYTES:,} a model file may have (a model is kilobytes)")
+    try:
+        with open(path, "rb") as handle:  # at most the limit, even if the file grew meanwhile
+            data = handle.read(MAX_MODEL_BYTES + 1)
+        if len(data) > MAX_MODEL_BYTES:
+            raise ModelError(f"model file {str(path)!r} has more than {MAX_MODEL_BYTES:,} "
+                             "bytes (a model is kilobytes)")
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise UnknownModelError(f"model file {str(path)!r} does not exist") from None
     except (OSError, UnicodeDecodeError) as error:
@@ -413,10 +435,17 @@ def loads(text: str, default_name: str = "", source: str = "model") -> Model:
 
     Running time: O(size of the text).
     """
-    try:
+    if len(text) > MAX_MODEL_BYTES:
+        raise ModelError(f"{source}: {len(text):,} characters, more than the {MAX_MODEL_BYTES:,} "
+                         "a model may have (a model is kilobytes)")
+    limit = sys.get_int_max_str_digits()
+    try:  # TOML integers of any length are read exactly (the rates then refuse > 4000 digits)
+        sys.set_int_max_str_digits(0)
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ModelError(f"{source}: malformed TOML: {error}") from None
+    finally:
+        sys.set_int_max_str_digits(limit)
     unknown = set(data) - {"name", "classes", "servers"}
     if unknown:
         raise ModelError(f"{source}: unknown top-level key(s) {', '.join(sorted(unknown))}; "
@@ -459,8 +488,19 @@ def loads(text: str, default_name: str = "", source: str = "model") -> Model:
 
 
 def _rate_value(value: Any, what: str) -> Any:
-    """TOML values allowed as rates: strings, integers (floats are refused by the Model)."""
-    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+    """TOML values allowed as rates: strings, integers of any length (floats are refused by the
+    Model); an integer longer than the rates' digit limit is refused here, counted from its bit
+    length (its decimal text is never built)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        from symq.arithmetic.expressions import MAX_DIGITS
+        digits = int(value.bit_length() * math.log10(2)) + 1
+        if digits > 1 and abs(value) < 10 ** (digits - 1):
+            digits -= 1
+        if digits > MAX_DIGITS:
+            raise ModelError(f"{what} is an integer with about {digits:,} digits; rates take at "
+                             f"most {MAX_DIGITS:,} digits")
+        return value
+    if isinstance(value, (str, float)) and not isinstance(value, bool):
         return value
     raise ModelError(f"{what} must be a string such as \"3/10\" or \"lambda_1\", not {value!r}")
 
