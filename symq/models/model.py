@@ -29,14 +29,16 @@ __all__ = ["Model"]
 
 def _names(names: Iterable[Any], kind: str) -> tuple[str, ...]:
     result = []
+    seen: set[str] = set()  # a set: thousands of classes are checked in linear time
     for name in names:
         if not isinstance(name, (str, int)) or isinstance(name, bool):
             raise ModelError(f"{kind} name {name!r} must be a string")
         name = str(name)
         if not name.strip():
             raise ModelError(f"a {kind} has an empty name; give every {kind} a non-empty name")
-        if name in result:
+        if name in seen:
             raise ModelError(f"duplicate {kind} name {name!r}; give each {kind} a distinct name")
+        seen.add(name)
         result.append(name)
     return tuple(result)
 
@@ -138,8 +140,9 @@ class Model:
     def _class_rates(rates: Mapping[Any, Any], classes: tuple[str, ...], what: str,
                      required: bool) -> dict[str, sympy.Expr]:
         given = {str(k): v for k, v in dict(rates).items()}
+        known = set(classes)
         for i in given:
-            if i not in classes:
+            if i not in known:
                 raise ModelError(f"{what} given for the unknown class {i!r}")
         result = {}
         for i in classes:

@@ -113,16 +113,41 @@ def stability_report(model: Model) -> StabilityReport:
     mu = {j: _fraction(r, f"service rate of server {j!r}") for j, r in model.service_rates.items()}
     scale = math.lcm(*(x.denominator for x in [*lam.values(), *mu.values()]))
     total = sum(lam.values())
-    best: tuple[Fraction, frozenset[str]] | None = None
-    for forced in model.classes:
+    # classes with the same server set are one class for the minimum: adding a class to A
+    # without new servers only lowers mu(S(A)) - lambda(A) (3,000 classes on one server: one
+    # flow, not 3,000)
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for i, servers in model.compatibility.items():
+        groups.setdefault(servers, []).append(i)
+    glam = {k: sum(lam[i] for i in members) for k, members in enumerate(groups.values())}
+    gsets = dict(enumerate(groups))
+    servers_count = len(model.servers)
+    if len(groups) > 64 and servers_count <= 22 and \
+            (1 << servers_count) * servers_count < 4 * len(groups) ** 2:
+        margin, chosen_groups = _tightest_by_server_sets(model, gsets, glam, mu, scale)
+    else:
+        margin, chosen_groups = _tightest_by_flows(model, gsets, glam, mu, scale, total)
+    chosen = frozenset(i for k in chosen_groups for i in groups[gsets[k]])
+    classes = tuple(i for i in model.classes if i in chosen)
+    servers = model.servers_of(classes)
+    load = sympy.Rational(sum(lam[i] for i in classes))
+    capacity = sympy.Rational(sum(mu[j] for j in servers))
+    return StabilityReport(sympy.Rational(margin), classes, servers, load, capacity)
+
+
+def _tightest_by_flows(model: Model, gsets, glam, mu, scale, total):
+    """One max-flow per class group forced into A (infinite capacity); the minimum cut gives
+    the tightest A containing it."""
+    best: tuple[Fraction, frozenset[int]] | None = None
+    for forced in gsets:
         network = nx.DiGraph()
-        for i, servers in model.compatibility.items():
-            if i != forced:
-                network.add_edge("source", ("class", i), capacity=int(lam[i] * scale))
+        for k, servers in gsets.items():
+            if k != forced:
+                network.add_edge("source", ("class", k), capacity=int(glam[k] * scale))
             else:
-                network.add_edge("source", ("class", i))  # no capacity: infinite
+                network.add_edge("source", ("class", k))  # no capacity: infinite
             for j in servers:
-                network.add_edge(("class", i), ("server", j))
+                network.add_edge(("class", k), ("server", j))
         for j in model.servers:
             network.add_edge(("server", j), "sink", capacity=int(mu[j] * scale))
         cut, (source_side, _) = nx.minimum_cut(network, "source", "sink")
@@ -132,12 +157,42 @@ def stability_report(model: Model) -> StabilityReport:
         if best is None or margin < best[0]:
             best = (margin, classes)
     assert best is not None, "a model has at least one class"
-    margin, chosen = best
-    classes = tuple(i for i in model.classes if i in chosen)
-    servers = model.servers_of(classes)
-    load = sympy.Rational(sum(lam[i] for i in classes))
-    capacity = sympy.Rational(sum(mu[j] for j in servers))
-    return StabilityReport(sympy.Rational(margin), classes, servers, load, capacity)
+    return best
+
+
+def _tightest_by_server_sets(model: Model, gsets, glam, mu, scale):
+    r"""Many class groups on few servers: the minimum over A equals the minimum over server
+    sets T of $\mu(T) - \lambda(\{i: S_i \subseteq T\})$ (A within T only lowers it, and
+    T = S(A) gives A's value or less), the loads of all T by one subset-sum pass,
+    $O(2^M M)$ integer additions."""
+    index = {j: b for b, j in enumerate(model.servers)}
+    size = 1 << len(model.servers)
+    load = [0] * size
+    count = [0] * size
+    for k, servers in gsets.items():
+        mask = sum(1 << index[j] for j in servers)
+        load[mask] += int(glam[k] * scale)
+        count[mask] += 1
+    for b in range(len(model.servers)):
+        bit = 1 << b
+        for mask in range(size):
+            if mask & bit:
+                load[mask] += load[mask ^ bit]
+                count[mask] += count[mask ^ bit]
+    rate = [0] * size
+    for b, j in enumerate(model.servers):
+        rate[1 << b] = int(mu[j] * scale)
+    best_value, best_mask = None, 0
+    for mask in range(1, size):
+        low = mask & -mask
+        rate[mask] = rate[low] + rate[mask ^ low] if mask != low else rate[mask]
+        if count[mask]:
+            value = rate[mask] - load[mask]
+            if best_value is None or value < best_value:
+                best_value, best_mask = value, mask
+    chosen = frozenset(k for k, servers in gsets.items()
+                       if sum(1 << index[j] for j in servers) & ~best_mask == 0)
+    return Fraction(best_value, scale), chosen
 
 
 def brute_force_stability_report(model: Model) -> StabilityReport:
