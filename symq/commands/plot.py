@@ -186,6 +186,12 @@ def run(args: argparse.Namespace) -> int:
     int
         0 when every picture was written.
 
+    Raises
+    ------
+    ModelError
+        Bad input (unknown kind, model or value, a file name of another format), or a file of
+        the default name that exists already without ``--force``.
+
     Examples
     --------
     >>> import tempfile

@@ -9,7 +9,7 @@ import argparse
 from symq.models.catalog import model as load_model
 from symq.commands.common import (add_limit_arguments, add_set_argument, check_output_path, emit_json,
                      parse_settings, whole_number, write_text)
-from symq.errors import ModelError
+from symq.errors import ModelError, SymqError
 from symq.arithmetic.numeric import full_int_strings
 from symq.queries.quantities import DISCIPLINES
 from symq.presentation.report import build_report, render_latex, render_markdown
@@ -30,13 +30,16 @@ def register(subparsers) -> None:
     p.add_argument("--format", choices=("text", "latex", "json"), default="latex",
                    help="latex (default), text (Markdown) or json")
     p.add_argument("--json", dest="format", action="store_const", const="json")
-    p.add_argument("--quiet", action="store_true", help="no progress bar on the terminal")
+    p.add_argument("--paper", choices=("a4", "letter"), default="a4",
+                   help="paper size of the LaTeX and PDF output (default a4)")
+    p.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
     add_limit_arguments(p, "subset-DP steps or states of the balance check")
     p.set_defaults(handler=run)
 
 
-def _check_limits(args: argparse.Namespace, model) -> None:
-    """Refuse a report whose derivations or balance check are past the limits (symq.limits)."""
+def _check_limits(args: argparse.Namespace, model) -> dict:
+    """Refuse a report whose derivations or balance check are past the limits (symq.limits);
+    return the processes of the balance check, by discipline (built once, here)."""
     from symq.engines.balance import build_process
     from symq.limits import check, limit_value
     from symq.queries.estimates import check_subset_dp, estimate_states
@@ -48,12 +51,20 @@ def _check_limits(args: argparse.Namespace, model) -> None:
         if structured:  # structured formulas (symq.engines.formulas): no rational-function algebra
             continue
         check_subset_dp(model, discipline, f"report {args.model} ({discipline} formulas)", args)
+    processes = {}
     if args.verify_jobs:
         limit = limit_value("states", args)
         for discipline in disciplines:
-            states, _ = estimate_states(build_process(model, discipline), args.verify_jobs)
+            extra = {"check_routing": False} if discipline == "rais" else {}
+            try:
+                process = build_process(model, discipline, **extra)
+            except SymqError:  # the report says why this discipline is not checked
+                continue
+            states, _ = estimate_states(process, args.verify_jobs)
             check("states", states, f"report {args.model} --verify-jobs {args.verify_jobs} "
                   f"({discipline})", limit)
+            processes[discipline] = process
+    return processes
 
 
 def _pdflatex() -> str:
@@ -107,14 +118,21 @@ def run(args: argparse.Namespace) -> int:
         check_output_path(args.output)
         if pdf:
             _pdflatex()
-    _check_limits(args, model)
     from symq.progress import callback
+    # one line for the whole command: "working" while the processes of the balance check are
+    # built (for rais, the routing), then the share of the derivation steps and checked states
     progress = callback("report", quiet=args.quiet, unit="step")
-    with full_int_strings():
-        sections = build_report(model, discipline=args.discipline, values=values,
-                                digits=args.digits, verify_jobs=args.verify_jobs,
-                                progress=progress)
-    progress.close()
+    try:
+        if progress.bar is not None:
+            progress.bar.set_stage("preparing the balance check" if args.verify_jobs
+                                   else "preparing")
+        processes = _check_limits(args, model)
+        with full_int_strings():
+            sections = build_report(model, discipline=args.discipline, values=values,
+                                    digits=args.digits, verify_jobs=args.verify_jobs,
+                                    progress=progress, processes=processes)
+    finally:
+        progress.close()
     label = model.name or args.model
     if args.format == "json":
         emit_json({"model": label, "sections": [
@@ -123,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
     markdown = not pdf and (args.format == "text" or (args.output or "").endswith(".md"))
     with full_int_strings():  # a document prints its exact values in full
         text = render_markdown(sections, f"symq report: {label}") if markdown else \
-            render_latex(sections, f"symq report: {label}")
+            render_latex(sections, f"symq report: {label}", paper=args.paper)
     if pdf:
         _write_pdf(text, args.output)
         print(f"wrote {args.output}")

@@ -18,6 +18,7 @@ Examples
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -34,6 +35,9 @@ from symq.models.stability import stability_conditions, stability_report
 
 __all__ = ["Section", "build_report", "render_latex", "render_markdown", "example_values",
            "write_report"]
+
+#: paper sizes of :func:`render_latex`
+PAPERS = ("a4", "letter")
 
 #: structured formulas (symq.engines.formulas) are shown for models up to this many servers
 SYMBOLIC_SERVER_LIMIT = 6
@@ -75,14 +79,14 @@ _PRODUCT_FORMS = {
         r"\pi(c_1,\dots,c_n) = \pi(\emptyset) \prod_{i=1}^{n} "
         r"\frac{\lambda_{c_i}}{\mu(S(\{c_1,\dots,c_i\}))}"),
     "alis": (
-        "Noncollaborative FCFS-ALIS, [GR20] Theorem 3.9 (Adan and Weiss). State: the classes of "
+        "Noncollaborative FCFS-ALIS, [GR20] Theorem 3.9 (Adan and Weiss [AW14]). State: the classes of "
         "the waiting jobs $c_1,\\dots,c_n$ and the idle servers $s_1,\\dots,s_k$ ($s_1$ idle "
         "longest).",
         r"\pi(\vec c_n, \vec s_k) = \pi(\emptyset) \prod_{i=1}^{n} "
         r"\frac{\lambda_{c_i}}{\mu(S(\{c_1,\dots,c_i\}))} \prod_{j=1}^{k} "
         r"\frac{\mu_{s_j}}{\lambda(C(\{s_1,\dots,s_j\}))}"),
     "rais": (
-        "Noncollaborative FCFS-RAIS, [GR20] Theorem 3.10. State: the jobs in arrival order, a "
+        "Noncollaborative FCFS-RAIS, [GR20] Theorem 3.10 (Visschers, Adan and Weiss [VAW12]). State: the jobs in arrival order, a "
         "waiting job written by its class and a job in service by its server; "
         "$\\lambda^a_s(B)$ is the activation rate of idle server $s$ when $B$ is busy (canonical "
         "routing unless another is given), $\\mu(\\vec z_i)$ the rate of the busy servers among "
@@ -113,8 +117,11 @@ class Section:
 def example_values(model: Model) -> dict[str, str]:
     r"""The report's example rates: for ``w`` the W example of docs/cli.md and
     docs/howto-python.md, $\lambda=(3/10, 1/5, 1/2)$ and $\mu=(1, 4/5)$ (collaborative
-    $P(\emptyset)=21/65$); otherwise :func:`symq.models.catalog.example_rates` (every server rate 1 and
-    every class rate $1/(2J)$, stable for every graph).
+    $P(\emptyset)=21/65$); otherwise rates that differ from class to class and from server to
+    server, so that the per-class and per-server rows of a symmetric graph (``ring:4``) show
+    different values: class $k$ of $J$ gets $\lambda_k = k/(J(J+1))$ and server $k$ of $M$ gets
+    $\mu_k = (M+k-1)/M$. The arrival rates sum to 1/2 and every server rate is at least 1, so the
+    rates are stable for every graph.
 
     Parameters
     ----------
@@ -130,16 +137,25 @@ def example_values(model: Model) -> dict[str, str]:
     --------
     >>> from symq import model
     >>> example_values(model("n"))
-    {'lambda_1': '1/4', 'lambda_2': '1/4', 'mu_1': '1', 'mu_2': '1'}
+    {'lambda_1': '1/6', 'lambda_2': '1/3', 'mu_1': '1', 'mu_2': '3/2'}
 
     Running time: O(J + M).
     """
+    from fractions import Fraction
+
     names = {s.name for s in model.symbols}
     if model.name == "w" and names == {"lambda_1", "lambda_2", "lambda_3", "mu_1", "mu_2"}:
         return {"lambda_1": "3/10", "lambda_2": "1/5", "lambda_3": "1/2", "mu_1": "1",
                 "mu_2": "4/5"}
-    from symq.models.catalog import example_rates
-    return example_rates(model)
+    classes, servers = len(model.classes), len(model.servers)
+    values: dict[str, str] = {}
+    for k, c in enumerate(model.classes, start=1):
+        for s in sorted(model.arrival_rates[c].free_symbols, key=str):
+            values.setdefault(s.name, str(Fraction(k, classes * (classes + 1))))
+    for k, j in enumerate(model.servers, start=1):
+        for s in sorted(model.service_rates[j].free_symbols, key=str):
+            values.setdefault(s.name, str(Fraction(servers + k - 1, servers)))
+    return values
 
 
 def _model_section(model: Model) -> Section:
@@ -219,15 +235,45 @@ def _row_name(label: str) -> str:
     return escape(word) + (f" ${name_latex(rest)}$" if rest else "")
 
 
+#: ASCII formula fragments of the route descriptions, and their LaTeX
+_METHOD_MATH = (
+    (r"O\(([A-Za-z])\^(\d+)\)", r"$O(\1^{\2})$"),
+    (r"O\(([A-Za-z]) ([A-Za-z])\)", r"$O(\1\2)$"),
+    (r"Exp\(mu_(\w+)\)", r"$\\mathrm{Exp}(\\mu_{\1})$"),
+    (r"Exp\(mu\)", r"$\\mathrm{Exp}(\\mu)$"),
+    (r"prod\(1 - rho_S\)", r"$\\prod_S(1-\\rho_S)$"),
+    (r"Phi\(B\) D\(B\)", r"$\\Phi(B)D(B)$"),
+    (r"pi\(state\)", r"$\\pi(\\text{state})$"),
+    (r"G\(lambda - theta e_i\)/G\(lambda\)", r"$G(\\lambda-\\theta e_i)/G(\\lambda)$"),
+    (r"\bmu_(\w+)\b", r"$\\mu_{\1}$"),
+    (r"\blambda_(\w+)\b", r"$\\lambda_{\1}$"),
+)
+#: pointers to documentation files (``docs/quantities.md``, ``theory-subset-dp §4.4``): they mean
+#: nothing in a stand-alone document
+_FILE_REFERENCE = re.compile(r"\s*\((?:see )?[^()]*(?:docs/|\.md\b|\.py\b|§)[^()]*\)|"
+                             r"\s*(?:see )?\S*(?:docs/|\.md\b|\.py\b)\S*|\s*[\w-]+ §[\d.]+")
+
+
 def _method_text(method: str) -> str:
-    """The method name with its few formula fragments set as math."""
-    text = escape(method)
-    for plain, math in (("prod(1 - rho\\_S)", r"$\prod_S(1-\rho_S)$"),
-                        ("Phi(B) D(B)", r"$\Phi(B)D(B)$"), ("O(M\textasciicircum{}3)", r"$O(M^3)$"),
-                        ("pi(state)", r"$\pi(\text{state})$"),
-                        (r"G(lambda - theta e\_i)/G(lambda)", r"$G(\lambda-\theta e_i)/G(\lambda)$")):
-        text = text.replace(plain, math)
-    return text
+    """The method name as LaTeX text: its formula fragments set as math, pointers to files left
+    out, the rest escaped.
+
+    >>> print(_method_text("ring: arc weights, O(M^3) (docs/quantities.md, Ring models)"))
+    ring: arc weights, $O(M^{3})$
+    >>> print(_method_text("then Exp(mu_s) service (theory-subset-dp §4.4)"))
+    then $\\mathrm{Exp}(\\mu_{s})$ service
+    """
+    text = _FILE_REFERENCE.sub("", method)
+    pieces: list[str] = []
+
+    def keep(match: re.Match, latex: str) -> str:
+        pieces.append(match.expand(latex))
+        return f"QXMATH{len(pieces) - 1}QX"
+
+    for pattern, latex in _METHOD_MATH:
+        text = re.sub(pattern, lambda m, latex=latex: keep(m, latex), text)
+    text = escape(text)
+    return re.sub(r"QXMATH(\d+)QX", lambda m: pieces[int(m.group(1))], text)
 
 
 def _quantity_blocks(section: Section, model: Model, numeric: Model, discipline: str,
@@ -286,7 +332,10 @@ def _formula_notation(section: Section, discipline: str) -> None:
     section.text(common + words[discipline])
 
 
-def _verification_section(model: Model, disciplines: tuple[str, ...], max_jobs: int) -> Section:
+def _verification_section(model: Model, disciplines: tuple[str, ...], max_jobs: int,
+                          processes: Mapping[str, Any] | None = None,
+                          progress: Callable[[str], Callable[[int, int], None] | None]
+                          = lambda d: None) -> Section:
     section = Section("Verification")
     section.text("Each product form is checked against the transitions of the verbal model: every "
                  "global- and partial-balance equation of every state with at most "
@@ -300,7 +349,12 @@ def _verification_section(model: Model, disciplines: tuple[str, ...], max_jobs: 
     for discipline in disciplines:
         start = time.perf_counter()
         try:
-            report = verify(model, discipline=discipline, max_jobs=max_jobs)
+            process = (processes or {}).get(discipline)
+            if process is not None:  # built once, by the caller
+                report = verify(process, max_jobs=max_jobs, progress=progress(discipline))
+            else:
+                report = verify(model, discipline=discipline, max_jobs=max_jobs,
+                                progress=progress(discipline))
         except SymqError as error:
             rows.append([discipline, "--", "--", f"not checked: {escape(str(error))}"])
             continue
@@ -314,7 +368,8 @@ def _verification_section(model: Model, disciplines: tuple[str, ...], max_jobs: 
 def build_report(model: Model, discipline: str | None = None,
                  values: Mapping[str, str] | None = None, digits: int = 30,
                  verify_jobs: int = 3,
-                 progress: Callable[[int, int], None] | None = None) -> list[Section]:
+                 progress: Callable[[int, int], None] | None = None,
+                 processes: Mapping[str, Any] | None = None) -> list[Section]:
     """The sections of the derivation document of ``model``.
 
     Parameters
@@ -330,8 +385,13 @@ def build_report(model: Model, discipline: str | None = None,
     verify_jobs : int
         Truncation of the balance check (0 skips it).
     progress : callable, optional
-        Called as ``progress(done, total)`` after each quantity and the balance check
-        (see :mod:`symq.progress`).
+        Called as ``progress(done, total)`` as the report is built (see :mod:`symq.progress`):
+        the work is one unit a quantity and discipline plus one a state of the balance check
+        (the estimate of :func:`symq.queries.estimates.estimate_states`), so that the
+        percentage and the time left include the check, usually the longest part.
+    processes : mapping, optional
+        The processes of the balance check by discipline, when the caller built them already
+        (for its limit check); built here otherwise.
 
     Returns
     -------
@@ -357,7 +417,11 @@ def build_report(model: Model, discipline: str | None = None,
                 _product_form_section(disciplines)]
     shown = ", ".join(f"${sympy.latex(sympy.Symbol(k))} = {sympy.latex(sympy.Rational(v))}$"
                       for k, v in values.items())
-    steps = len(disciplines) * len(QUANTITIES) + bool(verify_jobs)
+    steps = len(disciplines) * len(QUANTITIES)
+    check_work: dict[str, int] = {}
+    if verify_jobs and progress is not None:
+        check_work = _check_work(model, disciplines, verify_jobs, processes)
+    total = steps + sum(check_work.values())
     step = 0
     for d in disciplines:
         section = Section(f"Performance: {d}")
@@ -371,24 +435,72 @@ def build_report(model: Model, discipline: str | None = None,
             _formula_notation(section, d)
         defined: set[str] = set()
         for quantity in QUANTITIES:
-            step += 1
             if progress is not None:
-                progress(step - 1, steps)
+                progress(step, total)
+            step += 1
             if quantity == "response-time" and not is_nested(model):
                 continue
             formula = symbolic and quantity in _STRUCTURED
             _quantity_blocks(section, model, numeric, d, quantity, formula, digits, defined)
         sections.append(section)
     if verify_jobs:
-        sections.append(_verification_section(model, disciplines, verify_jobs))
+        offsets, at = {}, steps
+        for d in disciplines:
+            offsets[d] = at
+            at += check_work.get(d, 0)
+
+        def part(d: str):
+            if progress is None or not check_work.get(d):
+                return None
+            start, span = offsets[d], check_work[d]
+            return lambda done, count: progress(
+                start + (span * min(done, count)) // max(count, 1), total)
+
+        sections.append(_verification_section(model, disciplines, verify_jobs, processes, part))
     if progress is not None:
-        progress(steps, steps)
-    references = Section("References")
-    references.text("[GR20] K. Gardner and R. Righter, Product forms for FCFS queueing models with "
-                    "arbitrary server-job compatibilities: an overview, Queueing Systems 96 (2020) "
-                    "3--51, arXiv:2006.05979.")
-    sections.append(references)
+        progress(total, total)
+    sections.append(_references(sections))
     return sections
+
+
+#: the works a report cites: key -> (authors, year, title, where)
+BIBLIOGRAPHY = {
+    "GR20": ("K. Gardner and R. Righter", 2020, "Product forms for FCFS queueing models with "
+             "arbitrary server-job compatibilities: an overview",
+             "Queueing Systems 96, 3--51, arXiv:2006.05979"),
+    "AW14": ("I. Adan and G. Weiss", 2014, "A skill based parallel service system under "
+             "FCFS-ALIS: steady state, overloads, and abandonments", "Stochastic Systems 4"),
+    "VAW12": ("J. Visschers, I. Adan and G. Weiss", 2012, "A product form solution to a system "
+              "with multi-type jobs and multi-type servers", "Queueing Systems 70"),
+}
+
+
+def _references(sections: list[Section]) -> Section:
+    """The works cited in ``sections``, each with its authors, year, title and journal."""
+    text = " ".join(str(block[1]) for s in sections for block in s.blocks
+                    if block[0] in ("text", "math"))
+    section = Section("References")
+    for key, (authors, year, title, where) in BIBLIOGRAPHY.items():
+        if f"[{key}]" in text or key == "GR20":
+            section.text(f"[{key}] {authors} ({year}). \\emph{{{title}}}. {where}.")
+    return section
+
+
+def _check_work(model: Model, disciplines: tuple[str, ...], max_jobs: int,
+                processes: Mapping[str, Any] | None) -> dict[str, int]:
+    """The estimated states of the balance check, by discipline (the progress weights)."""
+    from symq.engines.balance import build_process
+    from symq.queries.estimates import estimate_states
+
+    work = {}
+    for d in disciplines:
+        try:
+            process = (processes or {}).get(d) or build_process(
+                model, d, **({"check_routing": False} if d == "rais" else {}))
+            work[d] = estimate_states(process, max_jobs)[0]
+        except SymqError:
+            work[d] = 0
+    return work
 
 
 # ------------------------------------------------------------------------------ rendering
@@ -404,7 +516,7 @@ def _latex_table(headers: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def render_latex(sections: list[Section], title: str) -> str:
+def render_latex(sections: list[Section], title: str, paper: str = "a4") -> str:
     """A complete LaTeX document (compiles with pdflatex).
 
     Parameters
@@ -413,6 +525,13 @@ def render_latex(sections: list[Section], title: str) -> str:
         From :func:`build_report`.
     title : str
         Plain text.
+    paper : str
+        ``"a4"`` (default) or ``"letter"``: the paper size, with 2 cm margins.
+
+    Raises
+    ------
+    ValueError
+        Another paper size.
 
     Returns
     -------
@@ -422,9 +541,13 @@ def render_latex(sections: list[Section], title: str) -> str:
     --------
     >>> print(render_latex([Section("Intro").text("Hello.")], "A").splitlines()[0])
     \\documentclass[11pt]{article}
+    >>> r"a4paper" in render_latex([], "A"), r"letterpaper" in render_latex([], "A", "letter")
+    (True, True)
 
     Running time: O(size of the sections).
     """
+    if paper not in PAPERS:
+        raise ValueError(f"paper {paper!r}: give one of {', '.join(PAPERS)}")
     body = []
     for section in sections:
         body.append(rf"\section{{{escape(section.title)}}}")
@@ -438,7 +561,9 @@ def render_latex(sections: list[Section], title: str) -> str:
                 body.append(_latex_table(block[1], block[2]))
             elif kind == "graph":
                 body.append("\\begin{center}\n" + tikz_graph(block[1]) + "\n\\end{center}")
-    return document(title, "\n".join(body))
+    text = document(title, "\n".join(body))
+    return text.replace(r"\usepackage[margin=2cm]{geometry}",
+                        rf"\usepackage[{paper}paper,margin=2cm]{{geometry}}", 1)
 
 
 def render_markdown(sections: list[Section], title: str | None = None) -> str:

@@ -286,6 +286,7 @@ class _Progress:
             if bar.enabled:
                 self.bar = bar
                 bar.set(done)
+                bar.note(f"{found} counterexamples, 0 errors")
 
     def update(self, record: dict[str, Any] | None = None, final: bool = False) -> None:
         if record is not None:
@@ -295,9 +296,7 @@ class _Progress:
             if self.callback is not None:
                 self.callback(self.done, self.total)
             if self.bar is not None:
-                if self.bar._bar is not None:
-                    self.bar._bar.set_postfix_str(f"{self.found} counterexamples, "
-                                                  f"{self.errors} errors", refresh=False)
+                self.bar.note(f"{self.found} counterexamples, {self.errors} errors")
                 self.bar.set(self.done)
         if not final or self.stream is None:
             return
