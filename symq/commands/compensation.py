@@ -96,6 +96,13 @@ def _check_limits(args, model) -> None:
     if args.box is not None and args.box >= 1:
         check("compensation-box", compensation_box_states(args.box, model.s),
               f"compensation --box {args.box} (s = {model.s})")
+    elif args.digits is not None and args.digits >= 1:
+        # the default box too: s N0^2 states (compensation sed --s 1000: 4.8 GB before)
+        from symq.studies.compensation.hybrid import default_box
+        box = default_box(model, args.digits)
+        check("compensation-box", compensation_box_states(box, model.s),
+              f"compensation {args.policy} (s = {model.s}, default --box {box})",
+              remedy="give a smaller --s or --box, or pass --no-limits")
 
 
 def _check_plot_dir(folder: str) -> None:
@@ -112,6 +119,10 @@ def _check_plot_dir(folder: str) -> None:
     except OSError as error:
         raise ModelError(f"--plot-dir {folder}: cannot write there ({error.strerror or error}); "
                          "give a folder you can write") from None
+
+
+#: the largest queue length of a --state (its probability is about rho^(q1+q2))
+MAX_QUEUE = 10 ** 6
 
 
 def parse_state(text: str) -> tuple[int, int]:
@@ -144,6 +155,9 @@ def parse_state(text: str) -> tuple[int, int]:
         state = tuple(int(p) for p in parts)
     except ValueError:
         state = ()
+    if len(state) == 2 and max(state) > MAX_QUEUE:
+        raise ModelError(f"--state {text!r}: a queue length above {MAX_QUEUE:,}; give "
+                         f"states with Q1, Q2 <= {MAX_QUEUE:,}")
     if len(state) != 2 or min(state) < 0:
         raise ModelError(f"--state {text!r} is not Q1,Q2 with non-negative integers; "
                          f"give e.g. --state 2,3")
@@ -247,7 +261,8 @@ def run(args) -> int:
     def fmt(value, key):
         n = result.correct_digits(value, result.error_bounds[key])
         with mpmath.workdps(digits + 10):
-            return mpmath.nstr(value, n, min_fixed=-mpmath.inf, max_fixed=mpmath.inf)
+            # fixed notation down to 1e-60; smaller values (far states) in exponent form
+            return mpmath.nstr(value, n, min_fixed=-60, max_fixed=mpmath.inf)
 
     with mpmath.workdps(digits + 10):
         data = {

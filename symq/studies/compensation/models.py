@@ -136,6 +136,15 @@ class RoutingModel(Displayed):
             raise UnstableModelError(
                 f"unstable: rho = lambda/(mu_1+mu_2) = {lam / (mu1 + mu2)} >= 1 "
                 f"(lambda = {lam}, mu_1 + mu_2 = {mu1 + mu2}); give rho < 1")
+        load = lam / (mu1 + mu2)
+        if load < MIN_LOAD or 1 - load < MIN_LOAD_GAP:
+            raise ModelError(
+                f"rho = lambda/(mu_1+mu_2) is within {'1e-12 of 0' if load < MIN_LOAD else '1e-30 of 1'}; "
+                "the compensation solver takes 1e-12 <= rho <= 1 - 1e-30 (its box size and "
+                "level count come from floating-point logarithms of rho and 1 - rho)")
+        if self.s > MAX_SPEED:
+            raise ModelError(f"s = {self.s} is larger than {MAX_SPEED}; the solver takes "
+                             f"1 <= s <= {MAX_SPEED} (its box has s N0^2 states)")
 
     @property
     def load(self) -> Fraction:
@@ -265,6 +274,14 @@ def sed(s: Any, q: Any, rho: Any) -> RoutingModel:
                         exact_fraction(q, "q"))
 
 
+#: the loads the solver takes: MIN_LOAD <= rho <= 1 - MIN_LOAD_GAP (issue 25: the box size and
+#: level count use floating-point logarithms of rho and of 1 - rho)
+MIN_LOAD = Fraction(1, 10 ** 12)
+MIN_LOAD_GAP = Fraction(1, 10 ** 30)
+#: the largest SED speed s (the near-origin box has s N0^2 states)
+MAX_SPEED = 1000
+
+
 def _check_load(rho: Fraction) -> None:
     if rho <= 0:
         raise ModelError(f"rho = {rho} is not positive; give 0 < rho < 1")
@@ -279,6 +296,9 @@ def _positive_integer(s: Any) -> int:
         value = exact_fraction(s, "s")
     if value.denominator != 1 or value < 1:
         raise ModelError(f"s = {s} is not a positive integer; give s = 1, 2, 3, ...")
+    if value > MAX_SPEED:
+        raise ModelError(f"s = {s} is larger than {MAX_SPEED}; the solver takes 1 <= s <= "
+                         f"{MAX_SPEED} (its box has s N0^2 states)")
     return int(value)
 
 
