@@ -180,11 +180,20 @@ def run(args: argparse.Namespace) -> int:
             raise ModelError("--discipline applies to the balance check only")
         options["disciplines"] = tuple(dict.fromkeys(args.disciplines))
     from symq.limits import check, limit_value
-    from symq.queries.estimates import sweep_work
+    from symq.queries.estimates import sweep_check_steps, sweep_work
     if 1 <= args.classes <= 7 and 1 <= args.servers <= 7:  # else the engine says what is allowed
-        check("sweep-work", sweep_work(args.classes, args.servers),
+        # the enumeration and the checks of every candidate graph (issue 25: balance on
+        # 7 classes and 4 servers ran for hours)
+        check("sweep-work", sweep_work(args.classes, args.servers) + sweep_check_steps(
+              args.check, args.classes, args.servers, args.max_jobs,
+              len(options.get("disciplines", ())) or 3),
               f"sweep {args.check} --classes {args.classes} --servers {args.servers}",
               limit_value("sweep-work", args))
+    import os
+    cores = os.cpu_count() or 1
+    if args.workers is not None and args.workers > cores:
+        raise ModelError(f"--workers {args.workers}: more than the {cores} cores of this "
+                         f"machine; give at most {cores} (or leave it out: all cores)")
     if args.output:
         check_output_path(args.output)
     if args.save_counterexamples and Path(args.save_counterexamples).exists() and \

@@ -23,7 +23,7 @@ from symq.limits import LIMITS, number_text, check, limit_value
 __all__ = ["count_unions", "subset_dp_steps", "check_subset_dp", "check_expanded",
            "estimate_states", "sweep_work", "compensation_box_states", "formula_steps",
            "uninformed_steps", "state_bound", "memory_limit", "certified_memory",
-           "MEMORY_SHARE", "capped_power"]
+           "MEMORY_SHARE", "capped_power", "sweep_check_steps"]
 
 
 # ------------------------------------------------------------------------------ subset DPs
@@ -508,6 +508,51 @@ def sweep_work(max_classes: int, max_servers: int) -> int:
     """
     return sum(math.comb((1 << m) - 1 + j - 1, j) * math.factorial(m)
                for j in range(1, max_classes + 1) for m in range(1, max_servers + 1))
+
+
+def sweep_check_steps(check: str, max_classes: int, max_servers: int,
+                      max_jobs: int | None = None, disciplines: int = 3) -> int:
+    r"""Work of the checks of a sweep: every candidate graph (an overestimate of the graphs up to
+    relabelling) times the work of its check: for ``balance`` the states of
+    :func:`state_bound` at ``max_jobs`` (default 2) under each discipline, for the other
+    checks one subset DP, $2^M (J + M)$.
+
+    Parameters
+    ----------
+    check : str
+        The sweep's check name.
+    max_classes, max_servers : int
+    max_jobs : int, optional
+    disciplines : int
+        How many disciplines the balance check runs.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> sweep_check_steps("balance", 2, 2)
+    403
+    >>> sweep_check_steps("balance", 7, 4) > 10**7
+    True
+
+    Running time: O(J M) big-integer binomials.
+    """
+    jobs = 2 if max_jobs is None else max_jobs
+    total = 0
+    for m in range(1, max_servers + 1):
+        for j in range(1, max_classes + 1):
+            graphs = math.comb((1 << m) - 1 + j - 1, j)
+            if check == "balance":
+                levels = jobs + 1
+                sequences = (capped_power(j, levels + 1) - 1) // (j - 1) if j > 1 else levels + 1
+                per = sequences + (disciplines - 1) * (math.factorial(m) +
+                                                       math.factorial(m - 1) * sequences)
+            else:
+                per = (1 << m) * (j + m)
+            total += graphs * per
+    return min(total, _HUGE)
 
 
 def compensation_box_states(box: int, s: int) -> int:
