@@ -23,7 +23,7 @@ from symq.limits import LIMITS, number_text, check, limit_value
 __all__ = ["count_unions", "subset_dp_steps", "check_subset_dp", "check_expanded",
            "estimate_states", "sweep_work", "compensation_box_states", "formula_steps",
            "uninformed_steps", "state_bound", "memory_limit", "certified_memory",
-           "MEMORY_SHARE", "capped_power", "sweep_check_steps"]
+           "MEMORY_SHARE", "capped_power", "sweep_check_steps", "check_certified_memory"]
 
 
 # ------------------------------------------------------------------------------ subset DPs
@@ -480,6 +480,35 @@ def certified_memory(model, discipline: str, digits: int) -> int | None:
         return None
     sets = steps // width
     return sets * (4 * (digits * 10 // 3 // 8 + 40) + 200) >> 20
+
+
+def check_certified_memory(model, discipline: str, digits: int, what: str,
+                           args: Any = None) -> None:
+    """Refuse certified digits whose tables would pass the ``memory`` limit
+    (:func:`memory_limit`, a quarter of the machine's memory; ``--no-limits`` lifts it).
+
+    Raises
+    ------
+    TooLargeError
+        ``evaluate G mean-number --digits 10000`` on a 24-server graph of 470,000 unions
+        (about 8 GB).
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> check_certified_memory(example_model("w"), "alis", 30, "evaluate w")   # a few kB
+
+    Running time: that of :func:`certified_memory`.
+    """
+    limit = memory_limit(args)
+    if limit is None:
+        return
+    need = certified_memory(model, discipline, digits)
+    if need is not None and need > limit:
+        raise TooLargeError(
+            f"too large: {what} needs about {number_text(need)} MiB of memory at {digits} "
+            f"digits (limit {number_text(limit)} MiB, a quarter of this machine's memory); "
+            "ask for fewer --digits, or pass --no-limits")
 
 
 # ------------------------------------------------------------------------------ sweeps
