@@ -204,3 +204,34 @@ def test_gallery_is_what_its_script_writes_with_every_kind(tmp_path):
         committed = (ROOT / "docs" / "img" / "gallery" / f"{kind}.png").read_bytes()
         assert committed[:8] == fresh[:8] == b"\x89PNG\r\n\x1a\n"
         assert committed[16:24] == fresh[16:24], f"{kind}: the committed picture has another size"
+
+
+# ------------------------------------------------------------------ version, source, how to build
+def test_footer_shows_the_version_and_links_to_the_source(site):
+    import symq
+
+    for name in ("index.html", "api/stability/index.html", "notebooks/tour/index.html"):
+        page = (site / name).read_text(encoding="utf-8")
+        footer = page[page.index("<footer"):]
+        assert f"symq {symq.__version__}" in footer, name
+        (link,) = re.findall(r'href="([^"]*source/index\.html)"', footer)
+        assert (site / name).parent.joinpath(link).resolve() == (site / "source" / "index.html")
+
+
+def test_api_objects_link_to_their_source_line(site):
+    page = (site / "api" / "product-forms" / "index.html").read_text(encoding="utf-8")
+    links = re.findall(r'id="([\w.]+)" class="doc doc-heading">.*?</h\d><p class="doc-source">'
+                       r'<a href="([^"#]+)#L(\d+)"', page, re.S)
+    found = {anchor: (path, int(line)) for anchor, path, line in links}
+    path, line = found["symq.verify"]
+    source = (site / "api" / "product-forms").joinpath(path).resolve()
+    text = html.unescape(re.sub(r"<[^>]+>", "", source.read_text(encoding="utf-8")))
+    numbered = {int(m.group(1)): m.group(2) for m in re.finditer(r"^\s*(\d+)  (.*)$", text, re.M)}
+    assert numbered[line].startswith("def verify(")
+    assert len(found) > 20
+
+
+def test_the_docs_say_how_to_build_the_site_and_convert_notebooks():
+    text = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    assert "python -m mkdocs build --strict" in text and "python -m mkdocs serve" in text
+    assert "jupyter nbconvert" in text and "--HTMLExporter.mathjax_url='mathjax/MathJax.js" in text

@@ -31,6 +31,10 @@ TOPICS = [
      "mean_number mean_response_time derive evaluate Evaluated",
      "symq.queries.solve symq.queries.routes symq.queries.quantities symq.arithmetic.numeric "
      "symq.engines.aggregated symq.engines.distributions"),
+    ("sensitivities", "Sensitivities",
+     "Exact and certified gradients and elasticities of the quantities.",
+     "gradient",
+     "symq.queries.gradient"),
     ("stability", "Stability and nesting",
      "Stability conditions of a model and the nested structure behind the closed forms.",
      "check_stability is_stable stability_conditions stability_report is_nested nesting_tree "
@@ -125,28 +129,64 @@ def _members(module) -> list[tuple[str, object]]:
             if hasattr(module, n) and not inspect.ismodule(getattr(module, n))]
 
 
+#: anchor of a documented object -> (source file relative to the repository, first line); filled
+#: by :func:`pages`, read by the docs hook to link every object to its source
+SOURCES: dict[str, tuple[str, int]] = {}
+
+
+def _source(anchor: str, obj) -> None:
+    try:
+        target = inspect.unwrap(obj)
+        path = Path(inspect.getsourcefile(target)).resolve()
+        line = 1 if inspect.ismodule(target) else inspect.getsourcelines(target)[1]
+        SOURCES[anchor] = (str(path.relative_to(ROOT)), line)
+    except (TypeError, OSError, ValueError):
+        pass
+
+
 def pages() -> dict[str, str]:
     """``{relative path: text}`` of the API pages and the index."""
     import symq
 
+    topics = [list(row) for row in TOPICS]
+    # a public name no topic lists goes to the topic of its module, else to "Further objects",
+    # so that a new public name is documented before anyone files it under a topic
+    listed = {n for row in topics for n in row[3].split()}
+    for name in symq.__all__:
+        if name in listed:
+            continue
+        module = symq._LAZY.get(name, ("symq", name, None))[0]
+        home = next((row for row in topics
+                     if any(module == m or module.startswith(m + ".") for m in row[4].split())),
+                    None)
+        if home is None:
+            home = next((row for row in topics if row[0] == "further"), None)
+            if home is None:
+                home = ["further", "Further objects",
+                        "Public objects not yet filed under a topic.", "", ""]
+                topics.insert(len(topics) - 1, home)
+        home[3] = (home[3] + " " + name).strip()
     documented: dict[str, str] = {}   # canonical path -> "page#anchor"
     index: list[tuple[str, str, str]] = []  # (shown path, link, summary)
     out: dict[str, str] = {}
     # the public names first, so that they are documented at their public path
-    for file, _title, _intro, public, _modules in TOPICS:
+    for file, _title, _intro, public, _modules in topics:
         for name in public.split():
             module, attribute, _ = symq._LAZY.get(name, ("symq", name, None))
             obj = getattr(importlib.import_module(module), attribute)
             documented[_canonical(obj, f"{module}.{attribute}")] = f"symq.{name}"
             documented[f"{module}.{attribute}"] = f"symq.{name}"
-    for file, title, intro, public, modules in TOPICS:
+    for file, title, intro, public, modules in topics:
         lines = [f"# {title}", "", intro, ""]
         for name in public.split():
             lines += [f"::: symq.{name}", ""]
             index.append((f"symq.{name}", f"api/{file}.md#symq.{name}",
                           _summary(getattr(symq, name))))
+            module, attribute, _ = symq._LAZY.get(name, ("symq", name, None))
+            _source(f"symq.{name}", getattr(importlib.import_module(module), attribute))
         for modname in modules.split():
             module = importlib.import_module(modname)
+            _source(modname, module)
             keep = []
             for name, obj in _members(module):
                 key = _canonical(obj, f"{modname}.{name}")
@@ -154,6 +194,7 @@ def pages() -> dict[str, str]:
                     continue
                 documented[key] = f"{modname}.{name}"
                 keep.append(name)
+                _source(f"{modname}.{name}", obj)
                 index.append((f"{modname}.{name}", f"api/{file}.md#{modname}.{name}",
                               _summary(obj)))
             lines += [f"::: {modname}", "    options:",
@@ -163,7 +204,7 @@ def pages() -> dict[str, str]:
     rows = ["# Python API reference", "",
             "Generated from the docstrings; every example in them runs as a doctest in the test "
             "suite. One page a topic:", ""]
-    rows += [f"- [{title}](api/{file}.md): {intro}" for file, title, intro, _p, _m in TOPICS]
+    rows += [f"- [{title}](api/{file}.md): {intro}" for file, title, intro, _p, _m in topics]
     rows += ["", "## Index of objects", "",
              "Every documented object, at the path to import it from "
              "(`symq.NAME` for the public names).", "",

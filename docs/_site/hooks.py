@@ -4,9 +4,13 @@
   reStructuredText habits; turn them into what a reader expects: Sphinx roles
   (``:func:`x```) become code, ``.. math::`` paragraphs become display math, and citation keys
   ``[GR20]_`` (in docstrings and pages alike) become links to the bibliography page.
-* ``on_post_build``: copy MathJax into the built site (``site/mathjax/``) from an installed
-  package, so that math renders without a network: the pip package ``jupyter-server-mathjax``
-  (in the ``docs`` and ``test`` extras), else Debian's ``libjs-mathjax``.
+* ``on_files``: the generated pages (notebooks, the API reference of docs/_site/api_pages.py).
+* ``on_config``/``on_post_page``: the footer shows the version and links to the source pages.
+* ``on_post_build``: write the source of the package as HTML pages (``site/source/``, one anchor
+  a line, linked from every object of the API pages), and copy MathJax into the built site
+  (``site/mathjax/``) from an installed package, so that math renders without a network: the
+  pip package ``jupyter-server-mathjax`` (in the ``docs`` and ``test`` extras), else Debian's
+  ``libjs-mathjax``.
 """
 
 from __future__ import annotations
@@ -34,8 +38,31 @@ def _cite(match: re.Match, page_url: str) -> str:
     return f'<a class="citation" href="{prefix}bibliography/#{key.lower()}">[{key}]</a>'
 
 
+_HEADING = re.compile(r'(<h([1-6]) id="([\w.]+)" class="doc doc-heading">.*?</h\2>)', re.S)
+
+
+def _source_links(text: str, page) -> str:
+    """After the heading of every documented object, a link to its line in the source pages."""
+    import api_pages
+
+    prefix = "../" * page.url.count("/")
+
+    def link(match: re.Match) -> str:
+        found = api_pages.SOURCES.get(match.group(3))
+        if found is None:
+            return match.group(1)
+        path, line = found
+        return (match.group(1) + f'<p class="doc-source"><a href="{prefix}source/{path}.html#L{line}">'
+                f"source: {path}, line {line}</a></p>")
+
+    return _HEADING.sub(link, text)
+
+
 def on_page_content(html_text: str, page, config, files) -> str:
-    """Clean reStructuredText habits out of a rendered page (see the module docstring)."""
+    """Clean reStructuredText habits out of a rendered page (see the module docstring); on the
+    API pages, link every object to its source."""
+    if page.url.startswith("api/"):
+        html_text = _source_links(html_text, page)
     text = _ROLE.sub(lambda m: m.group(1).replace("<code>~", "<code>"), html_text)
     text = text.replace("<code>~symq.", "<code>symq.")
     text = _ROLE_RAW.sub(lambda m: f"<code>{m.group(1).lstrip('~')}</code>", text)
@@ -72,8 +99,59 @@ def _mathjax_source() -> str | None:
     return debian if os.path.isfile(os.path.join(debian, "MathJax.js")) else None
 
 
+def _write_sources(site: str) -> None:
+    """The package's source as HTML pages ``source/symq/....py.html`` with a ``#L<n>`` anchor a
+    line, and an index ``source/index.html``: the API pages link here (no network needed)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    names = []
+    for folder, dirs, filenames in os.walk(os.path.join(root, "symq")):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(filenames):
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(folder, name)
+            relative = os.path.relpath(path, root)
+            names.append(relative)
+            with open(path, encoding="utf-8") as handle:
+                lines = handle.read().split("\n")
+            body = "\n".join(f'<span id="L{k}"><a href="#L{k}">{k:5d}</a>  {html.escape(line)}</span>'
+                             for k, line in enumerate(lines, start=1))
+            target = os.path.join(site, "source", relative + ".html")
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            depth = relative.count("/") + 1
+            with open(target, "w", encoding="utf-8") as handle:
+                handle.write(f"<!doctype html><meta charset=utf-8><title>{relative}</title>"
+                             "<style>span:target{background:#ffd}a{color:#888;"
+                             "text-decoration:none}</style>"
+                             f'<p><a href="{"../" * depth}index.html">symq docs</a> / '
+                             f'<a href="{"../" * (depth - 1)}index.html">source</a> / '
+                             f"{relative}</p><pre>{body}</pre>")
+    items = "".join(f'<li><a href="{n}.html">{n}</a></li>' for n in names)
+    with open(os.path.join(site, "source", "index.html"), "w", encoding="utf-8") as handle:
+        handle.write("<!doctype html><meta charset=utf-8><title>symq source</title>"
+                     f'<p><a href="../index.html">symq docs</a> / source</p><ul>{items}</ul>')
+
+
+def on_config(config):
+    """Show the version of symq and a link to its source in the footer of every page (unless
+    mkdocs.yml sets a footer line itself)."""
+    import symq
+
+    if not config.get("copyright"):
+        config["copyright"] = (f"symq {symq.__version__} &middot; "
+                               '<a href="SYMQ_ROOT/source/index.html">source code</a>')
+    return config
+
+
+def on_post_page(output: str, page, config) -> str:
+    """Make the footer's link relative to the page."""
+    prefix = "/".join([".."] * page.url.count("/")) or "."
+    return output.replace("SYMQ_ROOT/", prefix + "/")
+
+
 def on_post_build(config) -> None:
-    """Copy MathJax into the built site (see the module docstring)."""
+    """Copy MathJax into the built site and write the source pages (see the module docstring)."""
+    _write_sources(config["site_dir"])
     source = _mathjax_source()
     if source is None:
         raise RuntimeError("MathJax not found: pip install jupyter-server-mathjax (in the docs "
