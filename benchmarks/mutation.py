@@ -337,13 +337,42 @@ def copy_tree(dest: Path, worktree: bool) -> None:
             shutil.copy2(source, dest / name)
 
 
-def pytest(tree: Path, tests: list[str], deselect: list[str], timeout: int
+#: a pytest plugin written into the copy: a test running longer than this many seconds fails
+#: (a mutation that makes a test hang is caught; a test hanging unmutated is deselected)
+PER_TEST_SECONDS = 120
+PLUGIN = """
+import signal
+import pytest
+
+class MutationTimeout(Exception):
+    pass
+
+def _alarm(signum, frame):
+    raise MutationTimeout("test ran past %d s")
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(%d)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+"""
+
+
+def pytest(tree: Path, tests: list[str], deselect: list[str], timeout: int, first: bool = True
            ) -> tuple[str, list[str], float]:
-    """Run ``tests`` in ``tree``: ``("pass" | "fail" | "timeout", failing ids, seconds)``."""
+    """Run ``tests`` in ``tree``: ``("pass" | "fail" | "timeout", failing ids, seconds)``;
+    ``first``: stop at the first failure."""
     env = dict(os.environ, PYTHONPATH=str(tree), PYTHONDONTWRITEBYTECODE="1")
     present = [t for t in tests if (tree / t).exists()]
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-x",
-               "-o", "addopts=-ra --strict-markers", *present]
+    plugin = tree / "_mutation_timeout.py"
+    if not plugin.exists():
+        plugin.write_text(PLUGIN % (PER_TEST_SECONDS, PER_TEST_SECONDS))
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "_mutation_timeout",
+               "-q", *(["-x"] if first else []), "-o", "addopts=-ra --strict-markers", *present]
     for node in deselect:
         command += ["--deselect", node]
     start = time.monotonic()
@@ -361,8 +390,8 @@ def pytest(tree: Path, tests: list[str], deselect: list[str], timeout: int
 def baseline_failures(tree: Path, tests: list[str], timeout: int) -> list[str]:
     """The test ids that fail without any mutation (run until none is left)."""
     failing: list[str] = []
-    for _ in range(20):
-        status, new, _ = pytest(tree, tests, failing, timeout)
+    for _ in range(5):
+        status, new, _ = pytest(tree, tests, failing, timeout, first=False)
         if status != "fail" or not new:
             return failing
         failing += [n.split(" - ")[0] for n in new]
