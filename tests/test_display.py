@@ -359,11 +359,21 @@ def test_the_row_check_catches_a_dropped_row(failing_report):
     assert wrong != text and html_rows(wrong) != expected
 
 
-def test_the_row_check_catches_a_wrong_value():
+def test_the_row_check_catches_a_wrong_value(monkeypatch):
+    """The same object and the same expected rows; the display code is made to show one cell
+    wrong (the per-class value plus 1/1000): the row comparison must fail."""
+    import symq.display as display
     result = QuantityResult({"total": sympy.Rational(14, 15), "per_class": {"1": sympy.Rational(11, 30)}})
-    wrong = QuantityResult({"total": sympy.Rational(14, 15), "per_class": {"1": sympy.Rational(11, 31)}})
-    assert html_rows(wrong._repr_html_()) != [("total", m(result["total"])),
-                                              ("class 1", m(result["per_class"]["1"]))]
+    expected = [("total", m(result["total"])), ("class 1", m(result["per_class"]["1"]))]
+    assert html_rows(result._repr_html_()) == expected
+    real = display.math
+
+    def wrong(value, *args, **kwargs):
+        if value == sympy.Rational(11, 30):
+            value = value + sympy.Rational(1, 1000)
+        return real(value, *args, **kwargs)
+    monkeypatch.setattr(display, "math", wrong)
+    assert html_rows(result._repr_html_()) != expected
 
 
 def test_the_markup_checks_catch_broken_markup():
