@@ -159,28 +159,33 @@ def test_heavy_load_disconnected_and_ring_component():
 
 
 # ---------------------------------------------------------------------------- must fail
-def test_perturbed_slack_is_caught():
-    """A kernel fed one wrong slack r(X) (off by one unit of the common denominator) gives an
-    interval that misses the exact G: the containment check sees the wrong input."""
+def test_an_error_in_the_slacks_is_caught(monkeypatch):
+    """The slack code made wrong (r(X) of the first nonempty union off by one unit of the common
+    denominator): the kernels' interval of G then misses the exact G."""
+    import symq.engines.normalization.interval_collaborative as ic
     model = random_graph(8, 3)
-    graph = SubsetGraph(model)
-    edges = union_edges(graph)
-    exact = frac(exact_values(model)["G"]) * 2 ** 200
-    wrong = list(edges.r_int)
-    wrong[1] += 1  # the first nonempty union
-    low = sum(_forward(edges, 1 << 200, False, r_int=wrong))
-    high = sum(_forward(edges, 1 << 200, True, r_int=wrong))
-    assert not low <= exact <= high
-    right = sum(_forward(edges, 1 << 200, False)), sum(_forward(edges, 1 << 200, True))
-    assert right[0] <= exact <= right[1]
+    exact = frac(exact_values(model)["G"])
+    assert collaborative_bounds(SubsetGraph(model), 200)["G"].contains(exact)
+    real = ic._slacks
+
+    def wrong(*args):
+        r = list(real(*args))
+        r[1] += 1  # the first nonempty union
+        return r
+    monkeypatch.setattr(ic, "_slacks", wrong)
+    assert not collaborative_bounds(SubsetGraph(model), 200)["G"].contains(exact)
 
 
-def test_wrong_rounding_direction_is_caught():
-    """Rounding the upper run down as well gives an 'upper bound' below the exact value."""
+def test_wrong_rounding_direction_is_caught(monkeypatch):
+    """The division code made to round the upper run down as well: its 'upper bound' falls
+    below the exact value, so the containment check fails."""
+    import symq.engines.normalization.interval_collaborative as ic
     model = random_graph(8, 3)
     edges = union_edges(SubsetGraph(model))
     exact = frac(exact_values(model)["G"]) * 2 ** 100
     assert sum(_forward(edges, 1 << 100, False)) < exact < sum(_forward(edges, 1 << 100, True))
+    monkeypatch.setattr(ic, "_divide", lambda acc, r, up: acc / r if up is None else acc // r)
+    assert not exact <= sum(ic._forward(edges, 1 << 100, True))
 
 
 def test_too_small_precision_does_not_certify():

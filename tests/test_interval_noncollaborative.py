@@ -127,18 +127,26 @@ def test_too_small_precision_does_not_certify():
         certified_values(model, "rais", True, DIGITS, start_bits=40, max_bits=60)
 
 
-def test_perturbed_model_is_caught():
+def test_an_error_in_the_arrival_sums_is_caught(monkeypatch):
+    """The code made wrong (the arrival rate of one idle set off by one unit of the common
+    denominator): the intervals then miss the exact values and the digits differ."""
     model = random_graph(7, 14)
-    lam = dict(model.arrival_rates)
-    first = model.classes[0]
-    lam[first] = lam[first] * (1 + Fraction(1, 10 ** 12))
-    perturbed = Model(compatibility=model.compatibility, arrival_rates=lam,
-                      service_rates=model.service_rates)
-    bounds = noncollaborative_bounds(SubsetGraph(perturbed), 120, per_class=True)
     exact = _exact(model, "alis")
+    first = model.classes[0]
+    right = noncollaborative_bounds(SubsetGraph(model), 120, per_class=True)
+    assert right["empty"].contains(_fraction(exact["empty"]))
+    assert right["L"][first].contains(_fraction(exact["L"][first]))
+    real = inc._arrival_table
+
+    def wrong(graph):
+        table = real(graph).copy()
+        table[1] += 1
+        return table
+    monkeypatch.setattr(inc, "_arrival_table", wrong)
+    bounds = noncollaborative_bounds(SubsetGraph(model), 120, per_class=True)
     assert not bounds["empty"].contains(_fraction(exact["empty"]))
-    assert not bounds["L"][first].contains(_fraction(exact["L"][first]))
-    text = certified_quantity(perturbed, "empty-probability", "alis", DIGITS).value
+    assert not all(bounds["L"][c].contains(_fraction(exact["L"][c])) for c in model.classes)
+    text = certified_quantity(model, "empty-probability", "alis", DIGITS).value
     assert text != round_fraction(_fraction(exact["empty"]), DIGITS)
 
 

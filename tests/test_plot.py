@@ -87,15 +87,28 @@ def test_distribution_agrees_with_the_truncated_chain():
     assert [Fraction(str(p / total)) for p in law] == by_n  # exact: blocking keeps the product form
 
 
-def test_distribution_check_fails_on_a_wrong_law():
-    # the comparison above must be able to fail: a law with one wrong rate differs
+def test_distribution_check_fails_on_a_wrong_law(monkeypatch):
+    # the comparison above must be able to fail: the code made wrong (the service rate of the
+    # busy servers of one set of classes off by 1/1000), the same model, the same comparison
+    from fractions import Fraction
+
     from symq import model
+    from symq.engines.ctmc import job_count, truncated_stationary
+    from symq.models.model import Model
     from symq.presentation.pictures.distribution import number_law
 
-    values = {"lambda_1": "1/3", "lambda_2": "1/4", "lambda_3": "1/2", "mu_1": "1", "mu_2": "3/2"}
-    right = number_law(model("w").substitute(values), 3)
-    wrong = number_law(model("w").substitute({**values, "mu_2": "2"}), 3)
-    assert right != wrong
+    m = model("w").substitute({"lambda_1": "1/3", "lambda_2": "1/4", "lambda_3": "1/2",
+                               "mu_1": "1", "mu_2": "3/2"})
+    chain = truncated_stationary(m, "collaborative", 3)
+    by_n = [sum((p for s, p in chain.items() if job_count(s) == n), Fraction(0)) for n in range(4)]
+    real = Model.service_rate
+
+    def wrong(self, servers):
+        rate = real(self, servers)
+        return rate * Fraction(1001, 1000) if set(servers) == {"2"} else rate
+    monkeypatch.setattr(Model, "service_rate", wrong)
+    law = number_law(m, 3)
+    assert [Fraction(str(p / sum(law))) for p in law] != by_n
 
 
 @pytest.mark.parametrize("args, match", [
