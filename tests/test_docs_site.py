@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # on a loaded machine)
 PAGES = ["index.html", "quantities/index.html", "compensation/index.html",
          "theory-subset-dp/index.html", "notebooks/tour/index.html", "errata-survey/index.html",
-         "api/stability/index.html"]
+         "api/stability/index.html", "tutorial/index.html", "gallery/index.html"]
 RAW_MATH = re.compile(r"\$[^$\n]{1,80}\$|\\\([^)]{1,80}\\\)")
 OUTSIDE = re.compile(r"INTERFACE\.md|DESIGN\.md|STYLE\.md|notes/[a-z-]+\.md|papers/|"
                      r"\bissue \d+|\bissues? #\d+")
@@ -235,3 +235,14 @@ def test_the_docs_say_how_to_build_the_site_and_convert_notebooks():
     text = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
     assert "python -m mkdocs build --strict" in text and "python -m mkdocs serve" in text
     assert "jupyter nbconvert" in text and "--HTMLExporter.mathjax_url='mathjax/MathJax.js" in text
+
+
+def test_tables_of_notebooks_are_html_and_the_tutorial_typesets_its_formula(site):
+    tour = (site / "notebooks" / "tour" / "index.html").read_text(encoding="utf-8")
+    # the failing verify report of the tour is an HTML table, not one tall LaTeX array
+    assert re.search(r'<div class="notebook-html">.*?<table', tour, re.S)
+    blocks = re.findall(r'<div class="arithmatex">(.*?)</div>', tour, re.S)
+    assert blocks and max(len(b) for b in blocks) < 1500
+    tutorial = (site / "tutorial" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r'<div class="arithmatex">\\\[\s*\\begin\{aligned\}.*?P\(\\emptyset\)',
+                     tutorial, re.S)

@@ -192,6 +192,12 @@ def _notebook_markdown(path: str, name: str) -> str:
                 raw = data["image/png"]
                 raw = raw if isinstance(raw, str) else base64.b64encode(raw).decode()
                 parts.append(f'<img alt="picture" src="data:image/png;base64,{raw.strip()}">\n')
+            elif "text/html" in data and "text/latex" in data and (
+                    "\\begin{array}" in data["text/latex"] or "\\begin{tabular}" in data["text/latex"]
+                    or len(data["text/latex"]) > 1500):
+                # a table (a verify report, a per-class table): the HTML table reads better
+                # than one tall LaTeX array, and its cells still carry math for MathJax
+                parts.append(f'<div class="notebook-html">{data["text/html"]}</div>\n')
             elif "text/latex" in data:
                 tex = data["text/latex"].strip()
                 tex = tex[2:-2] if tex.startswith("$$") else tex.strip("$")
