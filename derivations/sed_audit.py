@@ -74,7 +74,16 @@ def check_variables():
             j = m + n if n >= 0 else m
             ok_map &= seen.get((m, n, r)) == (q1, j * s + r)
     claim("SED-j", ok_j, "s = 1..4, q2 < 25 s")
-    claim("SED-work", all(s * F(1, s) == 1 for s in range(1, 9)), "s customers of mean 1/s")
+    theta = sympy.Symbol("theta", positive=True)
+    work = {}
+    for s in range(1, 9):  # the work of a group: s services, each Exp(s), one after the other
+        lst = (sympy.Integer(s) / (s + theta)) ** s
+        work[s] = (-sympy.diff(lst, theta).subs(theta, 0),
+                   sympy.diff(lst, theta, 2).subs(theta, 0))
+    claim("SED-work", all(mean == 1 for mean, _ in work.values()),
+          "mean work of s services of rate s (from the LST (s/(s+theta))^s): "
+          + ", ".join(str(mean) for mean, _ in work.values())
+          + f"; second moments 1 + 1/s: {work[2][1]}, {work[3][1]}")
     claim("SED-map", ok_map, "s = 1..4, q1 < 25, q2 < 25 s; every (m, n, r) with m < 10, |n| < 10")
     claim("SED-rule", ok_rule, "same box")
 

@@ -60,15 +60,40 @@ def check_rate_bounds_and_quadratic():
     w_j x_j."""
     lam = [F(3, 2), F(1, 2)]  # streams {1, 2} and {2}
     mu = [F(1), F(2)]
-    base = sum(lam)
+    streams = [(0, 1), (1,)]
+
+    def jumps(x, split):
+        """The jump chain of the verbal model at x: each stream's arrivals go to one of its
+        stations (``split``: share of stream 1 sent to station 1), each busy station completes
+        one job at its rate. ``[(next state, rate)]``."""
+        out = []
+        for (stations, rate) in zip(streams, lam):
+            shares = {stations[0]: split, stations[-1]: 1 - split} if len(stations) == 2 else \
+                {stations[0]: F(1)}
+            for j, share in shares.items():
+                if share:
+                    out.append((tuple(v + (k == j) for k, v in enumerate(x)), rate * share))
+        for j, v in enumerate(x):
+            if v > 0:
+                out.append((tuple(u - (k == j) for k, u in enumerate(x)), mu[j]))
+        return out
+
+    def alpha(x, split):
+        return sum(rate for _, rate in jumps(x, split))
+
     ok = True
-    for x in itertools.product(range(3), repeat=2):
-        rate = base + sum(m for m, v in zip(mu, x) if v > 0)
-        ok &= base <= rate <= base + sum(mu)
-    claim("SM-2.4", ok, "two stations, x in {0,1,2}^2")
+    low = high = None
+    for split in (F(0), F(1, 3), F(1)):
+        low, high = alpha((0, 0), split), alpha((1, 1), split)
+        for x in itertools.product(range(4), repeat=2):
+            ok &= low <= alpha(x, split) <= high
+    claim("SM-2.4", ok, f"two stations, x in {{0..3}}^2, three routings: alpha(0) = {low}, "
+                        f"alpha(1) = {high}")
     w = (F(1), F(10))
-    claim("SM-dL", all(abs(w[j] * d) <= max(w) for j in range(2) for d in (-1, 1)),
-          "jumps +-e_j change L by w_j")
+    steps = {abs(sum(wj * (b - a) for wj, a, b in zip(w, x, y)))
+             for x in itertools.product(range(4), repeat=2) for split in (F(0), F(1, 2), F(1))
+             for y, _ in jumps(x, split)}
+    claim("SM-dL", max(steps) <= max(w), "|Delta L| over every jump of the chain: " + ", ".join(map(str, sorted(steps))))
     x1, x2, a, b, c = sympy.symbols("x1 x2 a b c")
     q_mat = sympy.Matrix([[a, b], [b, c]])
     x = sympy.Matrix([x1, x2])

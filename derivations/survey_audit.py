@@ -155,16 +155,37 @@ def check_other_queues():
     S3.1-PS: M/M/1-PS violates Def 3.1 (i) as printed (Delta_j = mu/n), it is OI only with
     Krzesinski's factor depending on n; S3.1-Minf: M/M/infinity (Delta_j = mu) is OI."""
     mu = F(1)
-    lcfs = lambda state, j: mu if j == len(state) else F(0)  # noqa: E731
-    ps = lambda state, j: mu / len(state)  # noqa: E731
-    inf = lambda state, j: mu  # noqa: E731
-    state = ("a", "a")
-    claim("S3.1-LCFS", lcfs(state, 1) != lcfs(state[:1], 1),
-          f"Delta_1((a, a)) = {lcfs(state, 1)} != Delta_1((a)) = {lcfs(state[:1], 1)}")
-    claim("S3.1-PS", ps(state, 1) == ps(state[:1], 1),
-          f"Delta_1((a, a)) = {ps(state, 1)} != Delta_1((a)) = {ps(state[:1], 1)}")
-    claim("S3.1-Minf", all(inf(s, j) == inf(s[:j], j) for s in [("a",) * k for k in range(1, 5)]
-                            for j in range(1, len(s) + 1)), "Delta_j = mu for every j")
+
+    def rates(discipline, state):
+        """The service rate of each position of ``state`` (oldest first), from the verbal rule:
+        LCFS-PR serves the newest job; PS shares mu among all; M/M/infinity serves each at mu."""
+        n = len(state)
+        if discipline == "lcfs":
+            return [mu if j == n else F(0) for j in range(1, n + 1)]
+        if discipline == "ps":
+            return [mu / n] * n
+        return [mu] * n
+
+    def violation(discipline):
+        """The first (state, j) where Def 3.1 (i) fails: the rate of position j must depend
+        only on the first j jobs, Delta_j(state) = Delta_j(state[:j]); None if none (every
+        state of at most 4 jobs of classes a, b)."""
+        for n in range(1, 5):
+            for state in itertools.product("ab", repeat=n):
+                full = rates(discipline, state)
+                for j in range(1, n + 1):
+                    if full[j - 1] != rates(discipline, state[:j])[j - 1]:
+                        return state, j, full[j - 1], rates(discipline, state[:j])[j - 1]
+        return None
+
+    # the rows' claims: LCFS is not OI; PS as printed (Delta_j = mu/n) satisfies (i); M/M/inf does
+    for tag, discipline, claimed_oi in (("S3.1-LCFS", "lcfs", False), ("S3.1-PS", "ps", True),
+                                        ("S3.1-Minf", "minf", True)):
+        found = violation(discipline)
+        detail = ("Def 3.1 (i) holds on every state of at most 4 jobs" if found is None else
+                  f"Delta_{found[1]}({''.join(found[0])}) = {found[2]} != "
+                  f"Delta_{found[1]}({''.join(found[0][:found[1]])}) = {found[3]}")
+        claim(tag, (found is None) == claimed_oi, detail)
 
 
 # ------------------------------------------------------------------ section 3.1, loss
