@@ -341,22 +341,35 @@ def copy_tree(dest: Path, worktree: bool) -> None:
 #: (a mutation that makes a test hang is caught; a test hanging unmutated is deselected)
 PER_TEST_SECONDS = 120
 PLUGIN = """
+import os
 import signal
+import threading
+
 import pytest
 
 class MutationTimeout(Exception):
     pass
 
 def _alarm(signum, frame):
-    raise MutationTimeout("test ran past %d s")
+    raise MutationTimeout("test ran past %(limit)d s")
+
+def _stuck(nodeid):
+    # a test stuck in C code ignores the alarm: name it and end the run
+    with open(os.path.join(os.path.dirname(__file__), "_mutation_hung.txt"), "w") as out:
+        out.write(nodeid)
+    os._exit(3)
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
     previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(%d)
+    signal.alarm(%(limit)d)
+    watchdog = threading.Timer(%(limit)d + 30, _stuck, (item.nodeid,))
+    watchdog.daemon = True
+    watchdog.start()
     try:
         yield
     finally:
+        watchdog.cancel()
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
 """
@@ -370,7 +383,7 @@ def pytest(tree: Path, tests: list[str], deselect: list[str], timeout: int, firs
     present = [t for t in tests if (tree / t).exists()]
     plugin = tree / "_mutation_timeout.py"
     if not plugin.exists():
-        plugin.write_text(PLUGIN % (PER_TEST_SECONDS, PER_TEST_SECONDS))
+        plugin.write_text(PLUGIN % {"limit": PER_TEST_SECONDS})
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "_mutation_timeout",
                "-q", *(["-x"] if first else []), "-o", "addopts=-ra --strict-markers", *present]
     for node in deselect:
@@ -383,6 +396,10 @@ def pytest(tree: Path, tests: list[str], deselect: list[str], timeout: int, firs
         return "timeout", [], time.monotonic() - start
     failing = [line.split()[1] for line in run.stdout.splitlines()
                if line.startswith(("FAILED ", "ERROR "))]
+    hung = tree / "_mutation_hung.txt"
+    if hung.exists():
+        failing.append(hung.read_text().strip())
+        hung.unlink()
     status = "pass" if run.returncode in (0, 5) else "fail"
     return status, failing, time.monotonic() - start
 
