@@ -78,6 +78,11 @@ def lazy_submodules(package: str):
     callable
         ``__getattr__(name)`` for the package.
 
+    Raises
+    ------
+    AttributeError
+        (from the returned function) a name that is no submodule of the package.
+
     Examples
     --------
     >>> import symq.arithmetic

@@ -444,6 +444,8 @@ def _public_calls(tmp_path):
         "mean_number": lambda: symq.mean_number(numeric, discipline="alis"),
         "mean_response_time": lambda: symq.mean_response_time(numeric),
         "derive": lambda: symq.derive(numeric, "mean-number", "rais"),
+        "solve": lambda: symq.solve(numeric, "mean-number", "alis", digits=12),
+        "gradient": lambda: symq.gradient(numeric, "mean-number", digits=12),
         "evaluate": lambda: symq.evaluate(symq.mean_number(numeric), digits=10),
         "verify": lambda: symq.verify(n, max_jobs=1),
         "nested_empty_probability": lambda: symq.nested_empty_probability(n),
@@ -462,7 +464,8 @@ def _public_calls(tmp_path):
 #: public functions whose result is a plain Python value (a terminal and Jupyter show it alike)
 PLAIN = {"builtin_names": list, "is_nested": bool, "is_stable": bool, "check_stability": type(None)}
 #: public functions whose result has no notebook display of symq's, and why
-NOT_COVERED = {"nesting_tree": "a networkx DiGraph: the graph library's own type"}
+NOT_COVERED = {"nesting_tree": "a networkx DiGraph: the graph library's own type",
+               "ROUTES": "the route table, a tuple of rows (not a function); `symq routes` prints it"}
 
 
 def test_every_public_result_displays(tmp_path):

@@ -17,6 +17,7 @@ W = ["--set", "lambda_1=1/4", "--set", "lambda_2=1/4", "--set", "lambda_3=1/4", 
      "--set", "mu_2=1"]
 CASES = {
     "list": [["list"]],
+    "routes": [["routes"]],
     "show": [["show", "w"], ["show", "w", *W]],
     "derive": [["derive", "w", "mean-number"]],
     "evaluate": [["evaluate", "w", "mean-number", *W]],

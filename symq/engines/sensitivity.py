@@ -412,6 +412,19 @@ class Sensitivities:
         r"""$\partial\log Q/\partial\log x=(x/Q)\,\partial Q/\partial x$."""
         return self.elasticities[label][name]
 
+    def _repr_html_(self) -> str:
+        """Jupyter: one table row per output and rate (value, derivative, elasticity)."""
+        from symq.display import html_table
+
+        def shown(v: Any) -> str:
+            return getattr(v, "text", None) or str(v)
+        rows = []
+        for label in self.labels:
+            for name in self.wrt:
+                rows.append((label or "value", name, shown(self.derivatives[label][name]),
+                             shown(self.elasticities.get(label, {}).get(name, ""))))
+        return html_table([(("output", "rate", "derivative", "elasticity"), rows)])
+
 
 def _outputs(graph: Any, field: TapeField, quantity: str, discipline: str
              ) -> dict[str, _Var]:

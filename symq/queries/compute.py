@@ -31,14 +31,69 @@ ENGINE_FUNCTIONS = {"empty-probability": "empty_probability",
 
 
 def uninformed(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
-    """Cabral's closed forms (:mod:`symq.studies.uninformed.handlers`)."""
+    """Cabral's closed forms (:mod:`symq.studies.uninformed.handlers`).
+
+    Parameters
+    ----------
+    model : Model
+        The model (numeric or symbolic rates, as the row's arithmetics allow).
+    quantity, discipline : str
+        The request.
+    route : symq.queries.routes.Route
+        The row that selected this function.
+    options : dict
+        ``digits``, ``time``, ``percentile`` and ``arithmetic`` of the request.
+
+    Returns
+    -------
+    object
+        The result in the quantity's shape (module docstring).
+
+    Examples
+    --------
+    >>> import symq
+    >>> from symq.queries.routes import route_named
+    >>> m = symq.model("uninformed:2").substitute({"lambda": 1, "mu_1": 1, "mu_2": 2})
+    >>> uninformed(m, "empty-probability", "rais", route_named("uninformed"), {})
+    8/17
+
+    Running time: that of the closed forms, O(N^2) for N servers.
+    """
     from symq.studies.uninformed import QUANTITY_HANDLERS
     return QUANTITY_HANDLERS[quantity][0](model)
 
 
 def nested_response_time(model: Model, quantity: str, discipline: str, route: Any,
                          options: dict) -> Any:
-    """The laws of :func:`symq.engines.aggregated.response_time_quantity`."""
+    """The laws of :func:`symq.engines.aggregated.response_time_quantity`.
+
+    Parameters
+    ----------
+    model : Model
+        The model (numeric or symbolic rates, as the row's arithmetics allow).
+    quantity, discipline : str
+        The request.
+    route : symq.queries.routes.Route
+        The row that selected this function.
+    options : dict
+        ``digits``, ``time``, ``percentile`` and ``arithmetic`` of the request.
+
+    Returns
+    -------
+    object
+        The result in the quantity's shape (module docstring).
+
+    Examples
+    --------
+    >>> import symq
+    >>> from symq.queries.routes import route_named
+    >>> out = nested_response_time(symq.model("n"), "response-time", "collaborative",
+    ...                            route_named("nested-response-time"), {})
+    >>> sorted(out)
+    ['cdf', 'lst', 'mean', 'variance']
+
+    Running time: O(J M) for the nesting tree, plus the laws' partial fractions.
+    """
     from symq.engines.aggregated import response_time_quantity
     return response_time_quantity(model, discipline)
 
@@ -48,7 +103,35 @@ def tagged_job(model: Model, quantity: str, discipline: str, route: Any, options
     the structured transform for the ``structured`` arithmetic
     (:func:`symq.engines.response_time.structured.transform_formula`), or with
     ``options["digits"]`` on numeric rates what ``symq evaluate`` prints (certified survival,
-    percentiles, the serving server)."""
+    percentiles, the serving server).
+
+    Parameters
+    ----------
+    model : Model
+        The model (numeric or symbolic rates, as the row's arithmetics allow).
+    quantity, discipline : str
+        The request.
+    route : symq.queries.routes.Route
+        The row that selected this function.
+    options : dict
+        ``digits``, ``time``, ``percentile`` and ``arithmetic`` of the request.
+
+    Returns
+    -------
+    object
+        The result in the quantity's shape (module docstring).
+
+    Examples
+    --------
+    >>> import symq
+    >>> from symq.queries.routes import route_named
+    >>> out = tagged_job(symq.example_model("n"), "response-time", "alis",
+    ...                  route_named("tagged-job"), {})
+    >>> out["mean"]["1"]
+    68/47
+
+    Running time: that of :mod:`symq.engines.response_time` (one law per class).
+    """
     from symq.queries.response_time import derive_quantity, evaluate_request
     if options.get("arithmetic") == "structured":
         from symq.engines.response_time.structured import transform_formula
@@ -60,14 +143,68 @@ def tagged_job(model: Model, quantity: str, discipline: str, route: Any, options
 
 
 def formulas(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
-    """The structured formula (:func:`symq.engines.formulas.structured`)."""
+    """The structured formula (:func:`symq.engines.formulas.structured`).
+
+    Parameters
+    ----------
+    model : Model
+        The model (numeric or symbolic rates, as the row's arithmetics allow).
+    quantity, discipline : str
+        The request.
+    route : symq.queries.routes.Route
+        The row that selected this function.
+    options : dict
+        ``digits``, ``time``, ``percentile`` and ``arithmetic`` of the request.
+
+    Returns
+    -------
+    object
+        The result in the quantity's shape (module docstring).
+
+    Examples
+    --------
+    >>> import symq
+    >>> from symq.queries.routes import route_named
+    >>> f = formulas(symq.model("w"), "empty-probability", "alis", route_named("formulas"), {})
+    >>> f.definitions[0].name
+    'H__1'
+
+    Running time: that of :func:`symq.engines.formulas.structured`.
+    """
     from symq.engines.formulas import structured
     return structured(model, quantity, discipline)
 
 
 def structural(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
     """The exact normalization engines with ``method=route.name``
-    (:func:`symq.engines.normalization.entry.values`)."""
+    (:func:`symq.engines.normalization.entry.values`).
+
+    Parameters
+    ----------
+    model : Model
+        The model (numeric or symbolic rates, as the row's arithmetics allow).
+    quantity, discipline : str
+        The request.
+    route : symq.queries.routes.Route
+        The row that selected this function.
+    options : dict
+        ``digits``, ``time``, ``percentile`` and ``arithmetic`` of the request.
+
+    Returns
+    -------
+    object
+        The result in the quantity's shape (module docstring).
+
+    Examples
+    --------
+    >>> import symq
+    >>> from symq.queries.routes import route_named
+    >>> structural(symq.example_model("n"), "mean-number", "alis", route_named("subset-dp"),
+    ...            {})["total"]
+    88/141
+
+    Running time: that of the engine named by the row (``symq routes``).
+    """
     from symq.engines import normalization
     function = getattr(normalization, ENGINE_FUNCTIONS[quantity])
     return function(model, discipline, method=route.name)
@@ -75,7 +212,34 @@ def structural(model: Model, quantity: str, discipline: str, route: Any, options
 
 def certified(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
     """Certified digits (:func:`symq.engines.normalization.certified.certified_quantity`): the
-    fixed-point kernels for the ``interval`` row, balls for ``ball``."""
+    fixed-point kernels for the ``interval`` row, balls for ``ball``.
+
+    Parameters
+    ----------
+    model : Model
+        The model (numeric or symbolic rates, as the row's arithmetics allow).
+    quantity, discipline : str
+        The request.
+    route : symq.queries.routes.Route
+        The row that selected this function.
+    options : dict
+        ``digits``, ``time``, ``percentile`` and ``arithmetic`` of the request.
+
+    Returns
+    -------
+    object
+        The result in the quantity's shape (module docstring).
+
+    Examples
+    --------
+    >>> import symq
+    >>> from symq.queries.routes import route_named
+    >>> certified(symq.example_model("n"), "empty-probability", "alis", route_named("interval"),
+    ...           {"digits": 10})
+    Evaluated(exact=None, value='0.5744680851')
+
+    Running time: that of :func:`symq.engines.normalization.certified.certified_values`.
+    """
     from symq.engines.normalization.certified import certified_quantity
     return certified_quantity(model, quantity, discipline, options.get("digits") or 30,
                               kernels=route.name == "interval")

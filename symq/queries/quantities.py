@@ -157,6 +157,13 @@ def evaluate(result: Any, values: Mapping[str, Any] | None = None, digits: int =
     Running time: one exact substitution and simplification per leaf, plus the decimal digits
     (:func:`symq.arithmetic.numeric.decimal_string`).
     """
+    from symq.queries.solve import Result
+    if isinstance(result, Result):  # already evaluated by symq.solve: its values as they are
+        if values:
+            raise ModelError("this result has numeric values already; give values to "
+                             "symq.solve(..., values=...) or evaluate a symbolic result")
+        from symq.display import as_result
+        return as_result(result.items)
     values = value_names(values)
     result = _as_formula(result)
     leaves = list(_leaves(result))
@@ -340,11 +347,26 @@ def normalizing_constant(model: Model | str, discipline: str = "collaborative",
     ALIS $G_{\rm ALIS}=1/\pi(\emptyset,\emptyset)$, RAIS $G_{\rm RAIS}=1/\pi(\emptyset)$); as
     :func:`empty_probability`.
 
+    Parameters
+    ----------
+    model : Model, str or Path
+        A model, a built-in name or a TOML path.
+    discipline, method, values, digits, exact
+        As :func:`symq.queries.solve.solve`.
+
+    Returns
+    -------
+    sympy.Expr, dict or Result
+        Exact expressions for symbolic rates; a :class:`~symq.queries.solve.Result` for
+        numeric ones.
+
     Examples
     --------
     >>> import symq
     >>> normalizing_constant(symq.example_model("n")).exact
     14/9
+
+    Running time: that of the route (:func:`symq.queries.solve.solve`).
     """
     return _quantity("normalizing-constant", model, discipline, method, values, digits, exact)
 
@@ -354,11 +376,26 @@ def server_idle_probability(model: Model | str, discipline: str = "collaborative
                             digits: int = 30, exact: bool | None = None) -> Any:
     r"""``{"per_server": {server: P(server idle)}}``; as :func:`empty_probability`.
 
+    Parameters
+    ----------
+    model : Model, str or Path
+        A model, a built-in name or a TOML path.
+    discipline, method, values, digits, exact
+        As :func:`symq.queries.solve.solve`.
+
+    Returns
+    -------
+    sympy.Expr, dict or Result
+        Exact expressions for symbolic rates; a :class:`~symq.queries.solve.Result` for
+        numeric ones.
+
     Examples
     --------
     >>> import symq
     >>> server_idle_probability(symq.example_model("n")).per_server["2"].exact
     6/7
+
+    Running time: that of the route (:func:`symq.queries.solve.solve`).
     """
     return _quantity("server-idle-probability", model, discipline, method, values, digits, exact)
 
@@ -369,11 +406,26 @@ def mean_number(model: Model | str, discipline: str = "collaborative", method: s
     r"""Mean number of jobs, ``{"total": L, "per_class": {class: L_c}}``; as
     :func:`empty_probability`.
 
+    Parameters
+    ----------
+    model : Model, str or Path
+        A model, a built-in name or a TOML path.
+    discipline, method, values, digits, exact
+        As :func:`symq.queries.solve.solve`.
+
+    Returns
+    -------
+    sympy.Expr, dict or Result
+        Exact expressions for symbolic rates; a :class:`~symq.queries.solve.Result` for
+        numeric ones.
+
     Examples
     --------
     >>> import symq
     >>> mean_number(symq.example_model("n")).per_class["1"].exact
     5/14
+
+    Running time: that of the route (:func:`symq.queries.solve.solve`).
     """
     return _quantity("mean-number", model, discipline, method, values, digits, exact)
 
@@ -384,10 +436,25 @@ def mean_response_time(model: Model | str, discipline: str = "collaborative",
     r"""Mean time in system by Little's law, ``{"total": T, "per_class": {class: T_c}}``; as
     :func:`empty_probability`.
 
+    Parameters
+    ----------
+    model : Model, str or Path
+        A model, a built-in name or a TOML path.
+    discipline, method, values, digits, exact
+        As :func:`symq.queries.solve.solve`.
+
+    Returns
+    -------
+    sympy.Expr, dict or Result
+        Exact expressions for symbolic rates; a :class:`~symq.queries.solve.Result` for
+        numeric ones.
+
     Examples
     --------
     >>> import symq
     >>> mean_response_time(symq.example_model("n")).per_class["2"].exact
     2/3
+
+    Running time: that of the route (:func:`symq.queries.solve.solve`).
     """
     return _quantity("mean-response-time", model, discipline, method, values, digits, exact)

@@ -159,6 +159,18 @@ def check_options(quantity: str, time: Any = None, percentile: Any = None) -> bo
     """Check ``--time`` and ``--percentile`` against the quantity; whether it is one of the
     response-time or waiting-time quantities.
 
+    Parameters
+    ----------
+    quantity : str
+        The quantity asked for.
+    time, percentile : optional
+        ``--time`` and ``--percentile`` as given (``None`` when absent).
+
+    Returns
+    -------
+    bool
+        Whether ``quantity`` is a response-time or waiting-time quantity.
+
     Raises
     ------
     ModelError
@@ -169,6 +181,8 @@ def check_options(quantity: str, time: Any = None, percentile: Any = None) -> bo
     --------
     >>> check_options("mean-number"), check_options("response-time-survival", time="1")
     (False, True)
+
+    Running time: O(1).
     """
     if quantity not in _KIND:
         if time is not None or percentile is not None:

@@ -74,8 +74,9 @@ class Route:
     """One row of the route table.
 
     ``applies(model, discipline)`` returns ``None`` when the route serves the model, else the
-    reason it does not; ``estimate(model, quantity, discipline, arithmetic)`` returns
-    ``(limit name, work)`` for :func:`symq.limits.check`; ``compute`` is ``"module:function"``,
+    reason it does not; ``estimate(model, quantity, discipline, arithmetic, limit_of)`` returns
+    ``(limit name, work)`` for :func:`symq.limits.check` (``limit_of(name)`` is the limit in
+    force, ``None`` for none; an estimate that counts stops past it and returns ``work=None``); ``compute`` is ``"module:function"``,
     imported on use; ``describe(model, quantity, discipline)`` is the sentence that ``--json``
     prints as ``method``. ``forced`` rows are tried only when ``method=`` names them.
     """
@@ -85,7 +86,7 @@ class Route:
     disciplines: tuple[str, ...]
     arithmetics: tuple[str, ...]
     applies: Callable[[Model, str], str | None]
-    estimate: Callable[[Model, str, str, str], tuple[str, int | None]]
+    estimate: Callable[..., tuple[str, int | None]]
     compute: str
     summary: str
     describe: Callable[[Model, str, str], str] | None = None
@@ -190,27 +191,43 @@ def _numeric(model: Model, discipline: str) -> str | None:
 
 
 # ------------------------------------------------------------------------- estimates
-def _dp_estimate(model: Model, quantity: str, discipline: str, arithmetic: str
-                 ) -> tuple[str, int | None]:
+def _dp_estimate(model: Model, quantity: str, discipline: str, arithmetic: str,
+                 limit_of: Callable[[str], int | None] | None = None) -> tuple[str, int | None]:
     from symq.queries.estimates import subset_dp_steps
     name = {"exact": "dp-steps", "interval": "certified-steps", "ball": "certified-steps"}.get(
         arithmetic, "symbolic-dp-steps")
-    return name, subset_dp_steps(model, discipline, cap=_cap(name))
+    return name, subset_dp_steps(model, discipline, cap=limit_of(name) if limit_of else None)
 
 
-def _formula_estimate(model: Model, quantity: str, discipline: str, arithmetic: str
+def _formula_estimate(model: Model, quantity: str, discipline: str, arithmetic: str,
+                      limit_of: Callable[[str], int | None] | None = None
                       ) -> tuple[str, int | None]:
-    from symq.queries.estimates import subset_dp_steps
-    return "dp-steps", subset_dp_steps(model, discipline, cap=_cap("dp-steps"))
+    """The structured builder's definitions times their width (it builds the general DP's
+    definitions even where a structural route answers numerically)."""
+    from symq.queries.estimates import formula_steps
+    return "formula-steps", formula_steps(model, quantity, discipline,
+                                          cap=limit_of("formula-steps") if limit_of else None)
 
 
-def _closed_form_estimate(model: Model, quantity: str, discipline: str, arithmetic: str
+def _uninformed_estimate(model: Model, quantity: str, discipline: str, arithmetic: str,
+                         limit_of: Callable[[str], int | None] | None = None
+                         ) -> tuple[str, int | None]:
+    """Cabral's closed forms: O(n^2) numerically, the 2^n monomials of the symmetric sums
+    symbolically."""
+    from symq.queries.estimates import uninformed_steps
+    return ("dp-steps" if model.is_numeric else "formula-steps"), uninformed_steps(model,
+                                                                                   quantity)
+
+
+def _closed_form_estimate(model: Model, quantity: str, discipline: str, arithmetic: str,
+                          limit_of: Callable[[str], int | None] | None = None
                           ) -> tuple[str, int | None]:
     width = len(model.classes) + len(model.servers)
     return "dp-steps", width * width
 
 
-def _tagged_estimate(model: Model, quantity: str, discipline: str, arithmetic: str
+def _tagged_estimate(model: Model, quantity: str, discipline: str, arithmetic: str,
+                     limit_of: Callable[[str], int | None] | None = None
                      ) -> tuple[str, int | None]:
     """The tagged-job DPs visit every server set once per class (the mixture's size); with
     symbolic rates the structured transform costs as much (``dp-steps``), the laws multiplied
@@ -222,11 +239,6 @@ def _tagged_estimate(model: Model, quantity: str, discipline: str, arithmetic: s
     from symq.engines.response_time.structured import transform_formula
     kind = "response" if quantity.startswith("response") else "waiting"
     return "expanded-terms", transform_formula(model, kind, discipline).moments().expanded_size()
-
-
-def _cap(name: str) -> int | None:
-    from symq.limits import LIMITS
-    return LIMITS[name].default * 1000
 
 
 # ------------------------------------------------------------------------- descriptions
@@ -274,7 +286,7 @@ _NZ = "symq.queries.compute"
 
 #: the route table, in priority order (see the module docstring)
 ROUTES: tuple[Route, ...] = (
-    Route("uninformed", NORMALIZATION, ("rais",), _EXACT, _uninformed, _closed_form_estimate,
+    Route("uninformed", NORMALIZATION, ("rais",), _EXACT, _uninformed, _uninformed_estimate,
           f"{_NZ}:uninformed", "Cabral's closed forms through P(S, k) (one fully flexible class)",
           _uninformed_text),
     Route("nested-response-time", ("response-time",), _ALL, ("symbolic",), _nested_response,
@@ -321,10 +333,26 @@ ROUTES: tuple[Route, ...] = (
 def route_named(name: str) -> Route:
     """The row called ``name``.
 
+    Parameters
+    ----------
+    name : str
+        A route name (``symq routes``).
+
+    Returns
+    -------
+    Route
+
     Raises
     ------
     ModelError
         An unknown route, with the names there are.
+
+    Examples
+    --------
+    >>> route_named("ring").disciplines
+    ('collaborative',)
+
+    Running time: O(number of rows).
     """
     for route in ROUTES:
         if route.name == name:
@@ -416,6 +444,27 @@ def arithmetic_for(model: Model, quantity: str, discipline: str, exact: bool | N
     (``exact=None``, :func:`symq.engines.normalization.certified.exact_is_cheap`), else
     ``interval`` where the fixed-point kernels serve the model, else ``ball``.
 
+    Parameters
+    ----------
+    model : Model
+        The model (symbolic or numeric rates).
+    quantity, discipline : str
+        The request.
+    exact : bool or None
+        Exact (``True``), certified (``False``) or the cheaper (``None``).
+    form : str
+        ``"structured"`` or ``"expression"`` (symbolic rates only).
+
+    Returns
+    -------
+    str
+        One of :data:`ARITHMETICS`.
+
+    Raises
+    ------
+    UnsupportedError
+        Certified digits (``exact=False``) asked for a symbolic model.
+
     Examples
     --------
     >>> from symq import example_model, model
@@ -446,14 +495,23 @@ def arithmetic_for(model: Model, quantity: str, discipline: str, exact: bool | N
 def table_rows() -> list[dict[str, str]]:
     """The table as ``symq routes`` prints it: one dict a row, in priority order.
 
+    Returns
+    -------
+    list of dict
+        ``route``, ``quantities``, ``disciplines``, ``arithmetic``, ``estimate``, ``summary``.
+
     Examples
     --------
     >>> [row["route"] for row in table_rows()][:3]
     ['uninformed', 'nested-response-time', 'tagged-job']
+
+    Running time: O(number of rows).
     """
     def estimate_name(route: Route) -> str:
         return {"_dp_estimate": "subset-DP steps (dp-steps, certified-steps, symbolic-dp-steps)",
-                "_formula_estimate": "subset-DP steps (dp-steps)",
+                "_formula_estimate": "definitions x (J + M) (formula-steps)",
+                "_uninformed_estimate": "(n + 1)^2 (dp-steps); symbolic: 3 n 2^n, means "
+                                        "10 n 2^n (formula-steps)",
                 "_closed_form_estimate": "(classes + servers)^2 (dp-steps)",
                 "_tagged_estimate": "2^M (J + M) J (dp-steps); symbolic laws: "
                                      "terms of the moments (expanded-terms)"}[route.estimate.__name__]

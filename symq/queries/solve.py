@@ -110,27 +110,48 @@ class Result:
                 "method": self.method, "arithmetic": self.arithmetic, "digits": self.digits,
                 "result": _map(self.items, _leaf_json)}
 
+    def __str__(self) -> str:
+        """A one-value result as its exact value (``663/1216``), else its decimal digits."""
+        leaf = self.total if self.total is not None else self.items
+        if isinstance(leaf, Evaluated):
+            return str(leaf.exact) if leaf.exact is not None else leaf.value
+        return repr(self)
+
+    def __float__(self) -> float:
+        """The nearest double of a one-value numeric result (its total for a per-class one)."""
+        leaf = self.total if self.total is not None else self.items
+        if not isinstance(leaf, Evaluated) or not leaf.value:
+            raise TypeError(f"{self.quantity} has no single numeric value; use .items")
+        return float(leaf.exact) if leaf.exact is not None else float(leaf.value)
+
     def __repr__(self) -> str:
         shown = self.value if self.value is not None else (
             "structured formula" if self.formula is not None else "...")
         return (f"Result({self.quantity}, {self.discipline}, route={self.route!r}, "
                 f"arithmetic={self.arithmetic!r}, value={shown})")
 
-    def _repr_latex_(self) -> str | None:
+    def _repr_latex_(self) -> str:
         if self.formula is not None:
-            return self.formula._repr_latex_() if hasattr(self.formula, "_repr_latex_") else None
+            return "$" + self.formula.latex().replace("\\begin{align*}", "\\begin{aligned}")\
+                .replace("\\end{align*}", "\\end{aligned}") + "$"
         if isinstance(self.items, Evaluated):
             return self.items._repr_latex_()
-        return None
+        from symq.display import text_latex
+        rows = " \\\\ ".join(f"{text_latex(label or 'value')} & {_leaf_latex(leaf)}"
+                              for label, leaf in self.leaves())
+        return f"$\\begin{{array}}{{ll}} {rows} \\end{{array}}$"
 
-    def _repr_html_(self) -> str | None:
-        if not isinstance(self.items, Mapping):
-            return None
+    def _repr_html_(self) -> str:
         from html import escape
-        rows = "".join(f"<tr><td>{escape(label)}</td><td>{escape(_leaf_text(leaf))}</td></tr>"
-                       for label, leaf in self.leaves())
         caption = escape(f"{self.quantity}, {self.discipline} (route {self.route}, "
                          f"{self.arithmetic})")
+        if self.formula is not None:
+            lines = "\n".join(f"{d.name} = {self.formula.text(d)}"
+                              for d in self.formula.definitions)
+            return f"<table><caption>{caption}</caption></table><pre>{escape(lines)}</pre>"
+        rows = "".join(f"<tr><td>{escape(label or 'value')}</td>"
+                       f"<td>{escape(_leaf_text(leaf))}</td></tr>"
+                       for label, leaf in self.leaves())
         return f"<table><caption>{caption}</caption>{rows}</table>"
 
 
@@ -171,6 +192,16 @@ def _leaf_text(leaf: Any) -> str:
     return str(leaf)
 
 
+def _leaf_latex(leaf: Any) -> str:
+    if isinstance(leaf, Evaluated):
+        if leaf.exact is None:
+            return leaf.value
+        shown = sympy.latex(leaf.exact)
+        return f"{shown} \\approx {leaf.value}" if leaf.value and not leaf.exact.is_Integer \
+            else shown
+    return sympy.latex(leaf)
+
+
 def _leaf_json(leaf: Any) -> Any:
     if isinstance(leaf, Evaluated):
         return leaf.as_json()
@@ -202,7 +233,8 @@ def _limits(max_work: int | None, no_limits: bool, limits: Any) -> Any:
 def _check_work(route, model: Model, quantity: str, discipline: str, arithmetic: str,
                 what: str, limits: Any) -> None:
     from symq.limits import LIMITS, check, limit_value, number_text
-    name, work = route.estimate(model, quantity, discipline, arithmetic)
+    name, work = route.estimate(model, quantity, discipline, arithmetic,
+                                lambda name: limit_value(name, limits))
     limit = limit_value(name, limits)
     if work is None:  # counting stopped past the cap
         if limit is None:
@@ -292,6 +324,10 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
         arithmetic = "symbolic"
     _check_work(route, model, quantity, discipline, arithmetic, what,
                 _limits(max_work, no_limits, limits))
+    if arithmetic in ("interval", "ball"):  # memory: the stored sets at the digits asked for
+        from symq.queries.estimates import check_certified_memory
+        check_certified_memory(model, discipline, digits, what,
+                               _limits(max_work, no_limits, limits))
     if model.is_numeric:
         from symq.engines.normalization.entry import check_stability_fast
         check_stability_fast(model)

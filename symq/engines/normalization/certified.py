@@ -216,7 +216,29 @@ def interval_route(model: Model, discipline: str, method: str) -> bool:
     numeric rational rates (numpy installed), the general DP (``auto``, ``subset-dp``,
     ``components``) on at least one component; structured components keep the ball route.
     ALIS and RAIS: the same, by :mod:`symq.engines.normalization.interval_noncollaborative` (at most
-    26 servers per component; structured components exact)."""
+    26 servers per component; structured components exact).
+
+    Parameters
+    ----------
+    model : Model
+        Numeric rates.
+    discipline : str
+        ``"collaborative"``, ``"alis"`` or ``"rais"``.
+    method : str
+        ``"auto"``, ``"subset-dp"`` or ``"components"``; other methods never take the kernels.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> interval_route(example_model("w"), "alis", "auto"), interval_route(example_model("n"), "collaborative", "auto")
+    (True, False)
+
+    Running time: O(J M) plus the component search.
+    """
     if discipline not in DISCIPLINES or method not in ("auto", "subset-dp", "components"):
         return False
     if any(not getattr(r, "is_Rational", False) for r in (*model.arrival_rates.values(),

@@ -126,6 +126,18 @@ def structure_route(model: Model, discipline: str) -> str:
     calls it for its structural rows; :func:`values` with ``method="auto"`` too, for the
     engines that call each other.
 
+    Parameters
+    ----------
+    model : Model
+        Its structure decides.
+    discipline : str
+        ``"collaborative"``, ``"alis"`` or ``"rais"`` (nested and ring are collaborative only).
+
+    Returns
+    -------
+    str
+        ``"components"``, ``"redundancy"``, ``"nested"``, ``"ring"`` or ``"subset-dp"``.
+
     Examples
     --------
     >>> from symq import model
