@@ -308,7 +308,7 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
     Running time: that of the route (``symq routes``), after its estimate.
     """
     from symq.models.catalog import as_model
-    from symq.queries.routes import arithmetic_for, select
+    from symq.queries.routes import arithmetic_for, route_named, select
 
     model = as_model(model)
     if values:
@@ -319,6 +319,8 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
         raise ModelError(f"unknown form {form!r}; available: structured, expression")
     what = what or f"{quantity} of model {model.name or 'given'} ({discipline})"
     arithmetic = arithmetic_for(model, quantity, discipline, exact, form)
+    if method != "auto":
+        arithmetic = _forced_arithmetic(route_named(method), model, arithmetic, exact)
     route = select(model, quantity, discipline, arithmetic, method)
     if arithmetic == "structured" and "structured" not in route.arithmetics:
         arithmetic = "symbolic"
@@ -352,10 +354,39 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
     if arithmetic == "structured":
         result.formula = raw
     elif model.is_numeric:
-        result.items = _map(raw, lambda leaf: _evaluated(leaf, digits))
+        result.items = _in_model_order(_map(raw, lambda leaf: _evaluated(leaf, digits)), model)
     else:
-        result.items = raw
+        result.items = _in_model_order(raw, model)
     return result
+
+
+def _in_model_order(items: Any, model: Model) -> Any:
+    """Per-class and per-server parts in the model's class and server order (every route
+    prints the same rows in the same order)."""
+    if not isinstance(items, Mapping):
+        return items
+    out = dict(items)
+    for key, order in (("per_class", model.classes), ("per_server", model.servers)):
+        part = out.get(key)
+        if isinstance(part, Mapping) and set(part) == set(order):
+            out[key] = {name: part[name] for name in order}
+    return out
+
+
+def _forced_arithmetic(route: Any, model: Model, arithmetic: str, exact: bool | None) -> str:
+    """The arithmetic of a request whose route is forced by ``method=``: the chosen one when the
+    route computes in it, else the route's own among those the request allows (numeric rates:
+    exact unless ``exact=False``, certified unless ``exact=True``)."""
+    if arithmetic in route.arithmetics or (arithmetic == "structured"
+                                           and "symbolic" in route.arithmetics):
+        return arithmetic
+    allowed = (("exact",) if exact is not False else ()) + \
+        (("interval", "ball") if exact is not True else ()) if model.is_numeric else \
+        ("structured", "symbolic")
+    for candidate in route.arithmetics:
+        if candidate in allowed:
+            return candidate
+    return arithmetic
 
 
 def _with_values(model: Model, values: Mapping[str, Any]) -> Model:

@@ -45,10 +45,11 @@ from symq.studies.uninformed.theorem import INEQUALITIES, theorem_2_1_certificat
 # symq.arithmetic.certificates (the general prover); they are re-exported here for the Theorem 2.1 callers.
 __all__ = [
     "UninformedQueue", "uninformed_queue", "is_uninformed", "State",
-    "state_weight", "state_probability", "empty_probability", "normalizing_constant",
+    "state_weight", "state_probability", "uninformed_empty_probability",
+    "uninformed_normalizing_constant",
     "number_probability", "stationary_law", "busy_probability", "busy_probability_by_states",
     "idle_probability", "busy_idle_probability", "all_busy_probability",
-    "effective_service_rate", "mean_number", "mean_response_time",
+    "effective_service_rate", "uninformed_mean_number", "uninformed_mean_response_time",
     "uninformed_transitions", "balance_residuals", "balance_failures",
     "rais_product_form_weight", "rais_aggregated_weight", "same_rational_function",
     "SignCertificate", "find_sign_certificate", "check_certificate",
