@@ -159,6 +159,7 @@ class ProgressBar:
         self.stage = ""
         self.notes = ""
         self.started = time.monotonic()
+        self._first: tuple[float, float] | None = None
         self.delay, self.interval = delay, interval
         self.shown = False
         self._lock = threading.Lock()
@@ -171,13 +172,22 @@ class ProgressBar:
     # ------------------------------------------------------------------ the work
     def update(self, steps: float = 1) -> None:
         """Advance by ``steps``."""
+        self._mark()
         self.done += steps
 
     def set(self, done: float, total: float | None = None) -> None:
         """Set the work done (and the total, if given): the ``progress(done, total)`` form."""
         if total is not None:
             self.total = total
+        self._mark()
         self.done = done
+
+    def _mark(self) -> None:
+        """Remember when the counted work began (the first count with a total known, with the
+        work done before it), so that the time left comes from the rate of the counted work, not
+        from a preparation before it."""
+        if self._first is None and self.total:
+            self._first = (time.monotonic(), self.done)
 
     __call__ = set
 
@@ -220,6 +230,7 @@ class ProgressBar:
         def progress(done: float, total: float) -> None:
             if stage is not None:
                 self.stage = stage
+            self._mark()
             self.done = start + span * (min(done, total) / total if total else 1.0)
         return progress
 
@@ -247,7 +258,12 @@ class ProgressBar:
             text = f"{self.description}: {int(fraction * 100)}% [{bar}]{stage} " \
                    f"{duration(spent)} spent"
             if 0 < fraction < 1:
-                text += f", about {duration(spent * (1 - fraction) / fraction)} left"
+                # the rate of the counted work since it began (a preparation before the first
+                # count, e.g. building the states, is not work at that rate)
+                since, first = self._first if self._first is not None else (self.started, 0)
+                rate = (self.done - first) / (now - since) if now > since else 0
+                if rate > 0:
+                    text += f", about {duration((self.total - self.done) / rate)} left"
         else:
             text = f"{self.description}: working,{stage} {duration(spent)} spent"
         if self.notes:

@@ -174,3 +174,14 @@ def test_verify_command_under_a_terminal(terminal):
     assert len(lines) == 1 and re.fullmatch(
         r"w \(collaborative\), states with at most 6 jobs: 1093 states, 5464 equations "
         r"\(1093 global, 4371 partial\), 0 nonzero residuals: OK \(\d+\.\d\d s\)", lines[0]), lines
+
+
+def test_time_left_does_not_count_the_preparation_before_the_first_count():
+    bar = progress.ProgressBar(None, "verify", enabled=False)
+    bar.started -= 100          # 100 s of preparation (building the process) before any count
+    bar.set(0, 100)
+    time.sleep(0.2)
+    bar.set(50)
+    line = bar.render()
+    # half the counted work took 0.2 s: the other half takes about as long, not 100 s
+    assert re.search(r"50% .* 1 min 4\d s spent, about [0-2] s left$", line), line

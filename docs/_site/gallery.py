@@ -22,7 +22,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-W = ("--set lambda_1=1 --set lambda_2=1 --set lambda_3=1 --set mu_1=2 --set mu_2=2")
+# rates that differ from class to class, so that no curve hides another
+W = "--set lambda_1=1 --set lambda_2=1/2 --set lambda_3=1 --set mu_1=2 --set mu_2=3/2"
 
 #: kind -> the command that draws its gallery picture
 GALLERY = {

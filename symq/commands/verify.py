@@ -159,9 +159,15 @@ def run(args: argparse.Namespace) -> int:
             bar.set_stage(f"building the {args.discipline} process")
         process, states = _check_states(args, model, max_jobs, options)
         if bar is not None:
-            bar.set_stage("checking states", total=states)
+            bar.set_stage("building the states and transitions", total=states)
+
+        def checking(done: int, total: int) -> None:
+            if bar is not None:
+                bar.set_stage("checking states")
+            progress(done, total)
+
         report = verify(process, max_jobs=max_jobs, partial=False if args.global_only else None,
-                        progress=progress)
+                        progress=checking)
     finally:
         progress.close()
     report.seconds = time.perf_counter() - start  # the whole command, as the user waited

@@ -435,6 +435,8 @@ def build_report(model: Model, discipline: str | None = None,
             _formula_notation(section, d)
         defined: set[str] = set()
         for quantity in QUANTITIES:
+            if getattr(progress, "bar", None) is not None:  # a symq.progress line: say what runs
+                progress.bar.set_stage(f"{d}: {quantity}")
             if progress is not None:
                 progress(step, total)
             step += 1
@@ -452,6 +454,8 @@ def build_report(model: Model, discipline: str | None = None,
         def part(d: str):
             if progress is None or not check_work.get(d):
                 return None
+            if getattr(progress, "bar", None) is not None:
+                progress.bar.set_stage(f"balance check ({d})")
             start, span = offsets[d], check_work[d]
             return lambda done, count: progress(
                 start + (span * min(done, count)) // max(count, 1), total)
