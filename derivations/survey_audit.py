@@ -150,6 +150,32 @@ def check_order_independence():
     claim("S3.5-OI", aband, "same states, gamma = (1/7, 2/9, 1/3)")
 
 
+def check_thm_3_3_step():
+    """S3.3-proof: the induction step of the proof of Thm 3.3, partial balance for an arrival:
+    sum over the positions j = 1..n+1 of pi(c_n with c inserted at j) Delta_j = lambda_c
+    pi(c_n), the last term (c at the end) written as printed, lambda_c/mu(c_n, c) pi(c_n)
+    Delta_{j+1}(c_n, c), with the unbound j read n (the only reading that names a position of
+    (c_n, c) for every n). N, W, ring:3, every state of at most 3 jobs, every class c; with j
+    read n - 1 (index n, the position before) the identity fails."""
+    ok, other = True, True
+    for compat in (N, W, RING):
+        r = rates_of(compat, {"1": F(1, 5), "2": F(1, 3), "3": F(1, 4)},
+                     {"1": F(1), "2": F(1, 2), "3": F(2)})
+        for n in range(0, 4):
+            for state in itertools.product(sorted(compat), repeat=n):
+                pi = collaborative_term(r, state)
+                for c in sorted(compat):
+                    inner = sum((collaborative_term(r, state[:j - 1] + (c,) + state[j - 1:])
+                                 * delta(r, state[:j - 1] + (c,) + state[j - 1:], j)
+                                 for j in range(1, n + 1)), F(0))
+                    last = r.lam[c] / r.mu_of(r.reach(state + (c,))) * pi
+                    ok &= inner + last * delta(r, state + (c,), n + 1) == r.lam[c] * pi
+                    if n >= 1:
+                        other &= inner + last * delta(r, state + (c,), n) == r.lam[c] * pi
+    claim("S3.3-proof", ok, "N, W, ring:3, every state of at most 3 jobs, index n + 1; "
+          f"with index n instead the step {'also holds' if other else 'fails'}")
+
+
 def check_other_queues():
     """S3.1-LCFS: the M/M/1/LCFS queue is not OI (Delta_1 changes when a job arrives behind);
     S3.1-PS: M/M/1-PS violates Def 3.1 (i) as printed (Delta_j = mu/n), it is OI only with
@@ -396,11 +422,13 @@ def check_pbm_and_matching():
     gm_ok = claim("S3.4-GM-X", same, f"path graph d-a-b-c: {n_states} reachable states")
     same, n_states, n_defined = gm_check(loop)
     corrected, _, _ = gm_check(loop, printed=False)
-    loop_fails = not claim("S3.4-GM-X-loop", same,
-                           f"the same graph with a loop at c (c matches c): {n_states} reachable "
-                           f"states, {n_defined} allowed by the printed condition (the state (c) "
-                           f"is reachable and excluded); c_i not in S(c_j), i != j: {corrected}")
-    gm_ok &= loop_fails and corrected
+    # outside the cited model (its graphs are simple: no class matches itself); with a loop the
+    # printed condition would exclude a reachable state, the condition i != j is exact
+    claim("S3.4-GM-X-loop", corrected and not same,
+          f"a loop at c (c matches c), outside the cited model: {n_states} reachable states, "
+          f"{n_defined} allowed by the printed condition (the state (c) is reachable); "
+          f"c_i not in S(c_j), i != j, gives exactly the reachable states: {corrected}")
+    gm_ok &= corrected and not same
     return not fails and right == 1, equal and gm_ok
 
 
@@ -569,11 +597,13 @@ def check_nested_decomposition():
 
 
 def check_fully_flexible_counts():
-    """S4-NJ0: P{N_J = 0} = 1 - rho_J (the "1 -" is lost in our copy); S4-NJ1: P{N_J >= 1} =
+    """S4-NJ0: "P{N_J = 0} = rho_J", printed twice (before Lemma 4.1 and before Cor 4.2) with no
+    "1 -" (other "1 -" of the same page are intact), fails; S4-NJ0-fix: P{N_J = 0} = 1 - rho_J
+    holds (as the proof of Cor 4.4 uses it); S4-NJ1: P{N_J >= 1} =
     lambda_J/mu P{N_J = 0}/(1 - rho); S4-L: L = rho_J/(1 - rho_J) = lambda_J/(mu - lambda);
     S4-Ni: Lemma 4.1 with p = rho, q_i = lambda_i/mu gives parameter 1 - lambda_i/(mu - lambda +
     lambda_i); all with pi(empty) by direct summation."""
-    ok0 = ok1 = okl = oki = True
+    ok0 = ok1 = okl = oki = fix0 = True
     for label, (compat, lam, mu) in CASES.items():
         r = rates_of(compat, lam, mu)
         flex = [c for c in r.lam if r.sets[c] == r.servers]
@@ -583,16 +613,19 @@ def check_fully_flexible_counts():
         total_l, total_m = sum(r.lam.values()), r.mu_of(r.servers)
         rho, rho_j = total_l / total_m, r.lam[j] / (total_m - (total_l - r.lam[j]))
         p0 = direct_empty_probability(r) / direct_empty_probability(r, [c for c in r.lam if c != j])
-        ok0 &= p0 == 1 - rho_j
+        ok0 &= p0 == rho_j  # as printed, twice: "P{N_J = 0} = rho_J"
+        fix0 &= p0 == 1 - rho_j
         ok1 &= 1 - p0 == r.lam[j] / total_m * p0 / (1 - rho)
         okl &= rho_j / (1 - rho_j) == r.lam[j] / (total_m - total_l)
         for i in r.lam:
             q = r.lam[i] / total_m
             oki &= q / (q + 1 - rho) == r.lam[i] / (total_m - total_l + r.lam[i])
-    claim("S4-NJ0", ok0, f"{', '.join(CASES)}")
+    claim("S4-NJ0", ok0, f"P{{N_J = 0}} = rho_J as printed: {', '.join(CASES)}")
+    claim("S4-NJ0-fix", fix0, "P{N_J = 0} = 1 - rho_J, same cases")
     claim("S4-NJ1", ok1, "same cases")
     claim("S4-L", okl, "same cases")
     claim("S4-Ni", oki, "same cases")
+    return not ok0 and fix0
 
 
 def check_w_example():
@@ -771,7 +804,7 @@ def check_line_structure():
 
 EXPECTED_FAILURES = {"S3.10-eq6", "S4-rec", "S4.5-Seff", "S6-rho", "S6-line",
                      "S3.4-DBMK-stab", "S3.4-PBM-p", "S3.1-PS", "S6-busy",
-                     "S3.4-GM-X-loop"}
+                     "S4-NJ0"}
 
 
 def main() -> str:
@@ -779,6 +812,7 @@ def main() -> str:
     check_stability()
     check_merge_identical_servers()
     check_order_independence()
+    check_thm_3_3_step()
     check_other_queues()
     check_truncation()
     check_subsystems_stable()
@@ -794,7 +828,7 @@ def main() -> str:
     }
     pbm_fails, counts_hold = check_pbm_and_matching()
     failures["S3.4-PBM-p"] = pbm_fails
-    check_fully_flexible_counts()
+    failures["S4-NJ0"] = check_fully_flexible_counts()
     check_w_example()
     check_f_forms()
     check_aggregate()
@@ -803,7 +837,7 @@ def main() -> str:
         "S3.4-PBM-p: mu_j/mu; S4-rec: a connected nested system has a fully flexible class, "
         "removing it may leave a single subsystem; S4.5-Seff: the servers that serve only J add "
         "their rates; S6-rho: rho_i is the load, the mean is lambda_i/(mu - lambda); S6-line: "
-        "nested systems are not all line structures; S3.4-GM-X-loop: c_i not in S(c_j) for i != j"),
+        "nested systems are not all line structures; S4-NJ0: P{N_J = 0} = 1 - rho_J"),
         corrected=all(failures.values()) and counts_hold
         and {t for t, ok in CLAIMS.items() if not ok} == EXPECTED_FAILURES)
 
