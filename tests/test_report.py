@@ -98,7 +98,7 @@ def _prose(latex: str) -> str:
     return body
 
 
-RAW = re.compile(r"O\([A-Z]\^|Exp\(|\bmu_|\blambda_|docs/|\.md\b|\.py\b|§|\^")
+RAW = re.compile(r"O\([A-Z]\^|Exp\(|\bmu_|\blambda_|docs/|\.md\b|\.py\b|§|\^|--[a-z]")
 
 
 def test_no_raw_ascii_formulas_or_file_names_in_the_document():
@@ -109,7 +109,8 @@ def test_no_raw_ascii_formulas_or_file_names_in_the_document():
         assert not found, (name, found[:5])
     # the check sees the raw text of the old route descriptions
     assert RAW.findall(_prose(r"\begin{document} then Exp(mu\_s) service, O(M^3) "
-                              r"(docs/quantities.md)")) == ["Exp(", "O(M^", "docs/", ".md"]
+                              r"(docs/quantities.md), needs --time T")) == [
+        "Exp(", "O(M^", "docs/", ".md", "--t"]
 
 
 def test_method_text_sets_formulas_as_math():

@@ -284,7 +284,11 @@ def _quantity_blocks(section: Section, model: Model, numeric: Model, discipline:
         answer = solve(numeric, quantity, discipline, digits=digits, exact=True, no_limits=True)
         method, value = answer.method, answer.items
     except SymqError as error:
-        section.text(f"{title}: not available ({escape(str(error))}).")
+        if "--time" in str(error):  # a survival function: its value needs a time t
+            section.text(f"{title}: a function of the time $t$, one minus the CDF of the law "
+                         "above.")
+        else:
+            section.text(f"{title}: not available ({escape(str(error))}).")
         return
     section.text(rf"{title}. \emph{{Method:}} {_method_text(method)}.")
     if quantity == "normalizing-constant":
