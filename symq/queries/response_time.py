@@ -137,9 +137,9 @@ def _evaluated(exact: Any, value: str):
 
 def _time(text: Any) -> Fraction:
     from symq.models.rates import parse_value  # the safe grammar: outside text is never evaluated
-    try:
+    try:  # a ModelError of the grammar says what is wrong (too many digits, ...)
         value = parse_value(text, "--time")
-    except (ModelError, TypeError):
+    except TypeError:
         value = None
     if value is None or str(text).strip() == "" or not value.is_Rational:
         raise ModelError(f"--time {text!r} is not an exact number (write 1, 3/2 or 0.5)")
@@ -252,8 +252,7 @@ def evaluate_request(model: Model, quantity: str, discipline: str, digits: int,
         t = _time(time)
         out = {}
         for c, law in laws.items():
-            exact = law.survival_expr(sympy.Rational(t.numerator, t.denominator)) \
-                if law.is_closed_form else None
+            exact = law.survival_at(t) if law.is_closed_form else None
             out[c] = _evaluated(exact, law.survival_value(t, digits))
         return {"per_class": out}
     result: dict[str, dict[str, Any]] = {"lst": {}, "mean": {}, "variance": {}, "cdf": {}}

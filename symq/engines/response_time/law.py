@@ -68,8 +68,68 @@ def _dyadic(ball: flint.arb) -> tuple[Fraction, Fraction]:
     return mid - rad, mid + rad
 
 
-def certified_decimal(ball_at, digits: int) -> str:
-    """``digits`` correct significant digits of a real number given by ``ball_at(bits)``, a
+#: a ball whose magnitude is past 2**FAR_BITS or below 2**-FAR_BITS is rounded from its decimal
+#: logarithm (:func:`_scientific`) instead of exact fractions of its ends, which would hold
+#: about FAR_BITS bits or more (a survival at t = 10^9 is near 2^-7*10^8)
+FAR_BITS = 1 << 14
+
+
+def _magnitude_bits(ball: flint.arb) -> int | None:
+    """``k`` with ``|x| < 2**k`` for every ``x`` in the ball (``None`` for the exact zero)."""
+    upper = ball.abs_upper()
+    if upper.is_zero():
+        return None
+    m, e = upper.man_exp()
+    return int(e) + int(m).bit_length()
+
+
+def _scientific_digits(value: Fraction, exponent: int, digits: int) -> tuple[int, int]:
+    """``(mantissa, exponent)`` with ``value * 10**exponent`` rounded to ``mantissa`` (``digits``
+    digits, half to even) times ``10**(exponent - digits + 1)``; ``value`` lies within a factor
+    10 or so of 1."""
+    while value < 1:
+        value, exponent = value * 10, exponent - 1
+    while value >= 10:
+        value, exponent = value / 10, exponent + 1
+    integer = round(value * 10 ** (digits - 1))
+    if integer == 10 ** digits:  # rounding carried into a new digit
+        integer, exponent = integer // 10, exponent + 1
+    return integer, exponent
+
+
+def _scientific(ball: flint.arb, digits: int, bits: int) -> str | None:
+    r"""``digits`` correct significant digits of the number in ``ball`` (of known sign, any
+    magnitude), in exponent form ``1.2345e-434294481``: the decimal exponent
+    $E=\lfloor\log_{10}|x|\rfloor$ from the ball's logarithm, the mantissa
+    $|x|/10^E\in[1,10)$ as a ball whose ends are rounded alike; ``None`` when the ball is too
+    wide to decide. Neither the number nor $10^E$ is ever written out in full."""
+    from symq.arithmetic.numeric import full_int_strings
+    negative = ball < 0
+    size = abs(_magnitude_bits(ball) or 0)
+    with _precision(bits + size.bit_length() + 64):
+        absolute = -ball if negative else ball
+        logarithm = absolute.log() / flint.arb(10).log()
+        if not logarithm.is_finite():
+            return None
+        guess = int(logarithm.mid().floor().unique_fmpz())
+        mantissa = absolute / flint.arb(10) ** flint.fmpz(guess)
+    if not mantissa.is_finite():
+        return None
+    low, high = _dyadic(mantissa)
+    if low <= 0:
+        return None
+    first = _scientific_digits(low, guess, digits)
+    if first != _scientific_digits(high, guess, digits):
+        return None
+    integer, exponent = first
+    with full_int_strings():
+        text, power = str(integer), str(exponent)
+    return ("-" if negative else "") + text[0] + ("." + text[1:] if digits > 1 else "") + \
+        "e" + power
+
+
+def certified_decimal(ball_at, digits: int, nonzero: bool = False) -> str:
+    r"""``digits`` correct significant digits of a real number given by ``ball_at(bits)``, a
     function returning an Arb ball that contains it at working precision ``bits``.
 
     Parameters
@@ -78,11 +138,16 @@ def certified_decimal(ball_at, digits: int) -> str:
         ``ball_at(bits)`` returns a python-flint ``arb`` containing the number.
     digits : int
         Significant digits wanted.
+    nonzero : bool
+        The number is known not to be 0: a ball around 0 is always refined (never printed as 0),
+        however tiny (a survival function at a very large time).
 
     Returns
     -------
     str
-        Every digit correct (both ends of the ball round alike).
+        Every digit correct (both ends of the ball round alike). Plain notation as
+        :func:`~symq.arithmetic.numeric.round_fraction`; a number past $2^{\pm 16384}$ in exponent
+        form (``1.0888e-217147241``) from its decimal logarithm, without writing it out.
 
     Raises
     ------
@@ -94,19 +159,35 @@ def certified_decimal(ball_at, digits: int) -> str:
     >>> import flint
     >>> certified_decimal(lambda bits: flint.arb(1) / 3, 5)
     '0.33333'
+    >>> certified_decimal(lambda bits: (-flint.arb(10) ** 9).exp(), 5, nonzero=True)
+    '1.2495e-434294482'
 
-    Running time: a few evaluations of ``ball_at``, doubling the precision each time.
+    Running time: a few evaluations of ``ball_at``, doubling the precision each time; a number
+    past $2^{\pm 16384}$ adds one logarithm and one power of 10 at the working precision plus the
+    bits of its exponent.
     """
     bits = max(64, int(digits * 3.33) + 32)
     while bits <= 1 << 16:
         with _precision(bits):
             ball = ball_at(bits)
         if ball.is_finite():
+            size = _magnitude_bits(ball)
+            known_sign = ball > 0 or ball < 0
+            if size is not None and abs(size) > FAR_BITS:
+                if known_sign:  # far from 1: never build its ends as fractions
+                    text = _scientific(ball, digits, bits)
+                    if text is not None:
+                        return text
+                elif not nonzero and size < -(digits + 40) * 10 // 3:
+                    return round_fraction(Fraction(0), digits)  # as below: a tiny ball around 0
+                bits *= 2
+                continue
             low, high = _dyadic(ball)
             first, second = round_fraction(low, digits), round_fraction(high, digits)
             if first == second and (low > 0 or high < 0 or low == high):
                 return first
-            if low <= 0 <= high and high - low < Fraction(1, 10 ** (digits + 40)):
+            if not nonzero and low <= 0 <= high and \
+                    high - low < Fraction(1, 10 ** (digits + 40)):
                 return round_fraction(Fraction(0), digits)
         bits *= 2
     raise ModelError(f"could not certify {digits} digits")
@@ -291,6 +372,51 @@ class RationalLaw(Displayed):
                                            sympy.Lambda(x, -px / (dq * x) * sympy.exp(x * t))))
         return sympy.Add(*parts)
 
+    #: exponents $r t$ of more digits than this are not written out: sympy orders the terms of
+    #: a sum by their numeric values, and $e^{-10^{4000}}$ takes minutes to approximate
+    EXPONENT_DIGITS = 100
+
+    def survival_at(self, t: Fraction) -> sympy.Expr:
+        r"""The exact closed form of $P(T>t)$ at a rational time, never expanded: the sum of
+        $A t^i e^{-rt}$ with each $e^{-rt}$ unevaluated; when some exponent $rt$ has more than
+        :attr:`EXPONENT_DIGITS` digits, the form in $t$ with the time substituted unevaluated
+        (``Subs(..., t, T)``, printed $\left. \dots \right|_{t=T}$).
+
+        Parameters
+        ----------
+        t : Fraction
+            A non-negative time.
+
+        Returns
+        -------
+        sympy.Expr
+            Exact; its printing never approximates an exponential of a huge argument.
+
+        Raises
+        ------
+        UnsupportedError
+            A repeated irrational pole (as :meth:`survival_expr`).
+
+        Examples
+        --------
+        >>> mm1 = RationalLaw(flint.fmpq_poly([1]), flint.fmpq_poly([1, 2]))
+        >>> mm1.survival_at(Fraction(3))
+        exp(-3/2)
+        >>> str(mm1.survival_at(Fraction(10**200)))[:23]
+        'Subs(exp(-t/2), t, 1000'
+
+        Running time: that of :meth:`survival_expr`.
+        """
+        t = Fraction(t)
+        from symq.arithmetic.numeric import digit_count
+        largest = max((abs(_fraction(q.coeffs()[0])) * t for q, _, _ in self.terms
+                       if q.degree() == 1), default=Fraction(0))
+        if max(digit_count(largest.numerator), digit_count(largest.denominator)) <= \
+                self.EXPONENT_DIGITS:
+            return self.survival_expr(t)
+        return sympy.Subs(self.survival_expr(TIME), TIME, sympy.Rational(t.numerator,
+                                                                          t.denominator))
+
     def cdf_expr(self, t: Any = TIME) -> sympy.Expr:
         """$P(T\\le t)=1-P(T>t)$ for $t\\ge0$."""
         return 1 - self.survival_expr(t)
@@ -327,7 +453,10 @@ class RationalLaw(Displayed):
             raise ModelError(f"--time must be non-negative, not {t}")
         if t == 0:
             return round_fraction(1 - self.atom, digits)
-        return certified_decimal(lambda bits: self.survival_ball(t), digits)
+        # a law with terms has P(T>t) > 0 at every t (a non-zero analytic function cannot
+        # vanish on a half-line): a ball around 0 is refined, never printed as 0
+        return certified_decimal(lambda bits: self.survival_ball(t), digits,
+                                 nonzero=bool(self.terms))
 
     def percentile(self, percent: Fraction, digits: int) -> str:
         r"""The ``percent``-th percentile $\inf\{t: P(T\le t)\ge p\}$ with ``digits`` correct
