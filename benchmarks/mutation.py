@@ -425,6 +425,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=int, default=900, help="seconds per test run")
     parser.add_argument("--output", default=str(ROOT / "benchmarks" / "mutation_results.txt"))
     args = parser.parse_args(argv)
+    import signal
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the temporary copy is removed
     chosen = [m for m in MUTATIONS if not args.only or args.only in m.id or args.only == m.group]
     ids = [m.id for m in MUTATIONS]
     assert len(ids) == len(set(ids)), "duplicate mutation ids"

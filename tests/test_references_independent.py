@@ -99,3 +99,24 @@ def test_collaborative_moments_against_the_independent_tagged_chain(name, rates,
         wrong, _, _ = tagged_moments(comp, lam, {**mu, m.servers[0]: mu[m.servers[0]] * 1.05},
                                      c, cap)
         assert abs(wrong - float(law.mean())) > 5 * top * float(law.mean())
+
+
+def test_mm2_response_time_with_a_repeated_pole():
+    """M/M/2, lambda = mu = 1: the wait is Exp(2 mu - lambda) = Exp(1) with probability C = 1/3
+    (Erlang C), the service Exp(1): a double pole, P(T > t) = e^{-t} (1 + t/3)."""
+    m = Model(compatibility={"1": ["1", "2"]}, arrival_rates={"1": "1"},
+              service_rates={"1": "1", "2": "1"})
+    assert erlang_c(2, Fraction(1)) == Fraction(1, 3)
+    mpmath.mp.dps = 60
+    try:
+        for discipline in ("alis", "rais"):
+            law = response_time_law(m, "1", discipline)
+            assert any(j == 2 for _, j, _ in law.terms)  # the repeated pole is exercised
+            for t in (Fraction(1, 2), Fraction(2), Fraction(5)):
+                tt = mpmath.mpf(t.numerator) / t.denominator
+                want = mpmath.exp(-tt) * (1 + tt / 3)
+                assert law.survival_value(t, 20) == decimal_round(want, 20)
+                assert sympy.simplify(law.survival_expr(t) - sympy.exp(-sympy.Rational(t)) *
+                                      (1 + sympy.Rational(t) / 3)) == 0
+    finally:
+        mpmath.mp.dps = 15
