@@ -67,7 +67,7 @@ def register(subparsers) -> None:
     listing = "; ".join(f"{k.name}: {k.summary}" for k in known.values())
     p = subparsers.add_parser(
         "plot", help="draw a picture (graph, load, distribution, heatmap, levels, clusters, ...)",
-        description="Draw a picture of a model with matplotlib, as PNG or SVG. Kinds: " + listing
+        description="Draw a picture of a model with matplotlib, as PNG, SVG or PDF. Kinds: " + listing
                     + ". MODEL is " + SUBJECTS["model"] + "; for heatmap and levels it is "
                     + SUBJECTS["routing"] + ".")
     p.add_argument("model", metavar="MODEL", help="model name or TOML file; or jsq|asymmetric|sed")
