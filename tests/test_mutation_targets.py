@@ -82,7 +82,19 @@ def test_mm1_closed_forms_to_the_last_digit():
             assert law.percentile(Fraction(percent), digits) == decimal_round(exact, digits)
     finally:
         mpmath.mp.dps = 15
-    assert waiting_time_law(MM1, "1", "alis").atom == Fraction(2, 3)
+    wait = waiting_time_law(MM1, "1", "alis")
+    assert wait.atom == Fraction(2, 3)
+    assert wait.survival_value(Fraction(0), 10) == "0.3333333333"  # P(W > 0) = rho
+    assert law.survival_value(Fraction(0), 5) == "1.0000"
+    # the percentile at the atom: P(W <= 0) = 2/3 reaches exactly 200/3 %
+    assert wait.percentile(Fraction(200, 3), 5) == "0.0000"
+    assert wait.percentile(Fraction(50), 5) == "0.0000"
+    mpmath.mp.dps = 60  # P(W > t) = e^{-2t/3}/3 = 1/5
+    try:
+        assert wait.percentile(Fraction(80), 12) == decimal_round(
+            mpmath.log(mpmath.mpf(1) / 3 / (mpmath.mpf(1) / 5)) * 3 / 2, 12)
+    finally:
+        mpmath.mp.dps = 15
 
 
 def test_survival_expression_keeps_every_term():
@@ -128,6 +140,34 @@ def test_unstable_and_boundary_models_are_refused_by_the_laws():
                      lambda: lst(m, "1", "rais")):
             with pytest.raises(ModelError, match="unstable"):
                 call()
+
+
+def test_response_time_server_limit_is_exact():
+    from symq.engines.response_time.setfunctions import MAX_SERVERS, SetFunctions
+    assert MAX_SERVERS == 12
+    for m, ok in ((12, True), (13, False)):
+        servers = [str(k) for k in range(1, m + 1)]
+        big = Model(compatibility={"1": servers}, arrival_rates={"1": "1"},
+                    service_rates={s: "1" for s in servers})
+        if ok:
+            assert SetFunctions(big).full == (1 << 12) - 1
+        else:
+            with pytest.raises(ModelError, match="at most 12 servers"):
+                SetFunctions(big)
+
+
+def test_interval_arithmetic_and_certification():
+    from symq.arithmetic.interval import Interval, certify_interval
+    a, b = Interval(Fraction(1), Fraction(2)), Interval(Fraction(2), Fraction(4))
+    assert a / b == Interval(Fraction(1, 4), Fraction(1))
+    assert (a * b, a + b) == (Interval(Fraction(2), Fraction(8)), Interval(Fraction(3), Fraction(6)))
+    assert a.contains(1) and a.contains(2) and not a.contains(Fraction(5, 2))
+    assert certify_interval(Fraction(1, 10), Fraction(2, 10), 3) is None
+    assert certify_interval(Fraction(333, 1000), Fraction(3334, 10000), 3) == "0.333"
+    assert certify_interval(Fraction(333, 1000), Fraction(3336, 10000), 3) is None
+    assert certify_interval(Fraction(-1, 10), Fraction(1, 10), 2) is None
+    assert certify_interval(Fraction(0), Fraction(0), 3) == certify_interval(Fraction(0),
+                                                                            Fraction(0), 3)
 
 
 # ------------------------------------------------------------------------ LaTeX read back
@@ -269,6 +309,18 @@ def test_structured_latex_read_back_equals_the_definitions(name, quantity, disci
     shown = {label for label, _ in rows}
     for d in f.definitions:
         assert d.kind == "inline" or d.latex_name in shown, f"{d.name} has no LaTeX row"
+    # the parsable text of every definition, read back by symq's grammar, has the same value
+    from symq.arithmetic.expressions import parse_expression
+    known_text: dict[str, sympy.Expr] = {}
+    rates = {k: sympy.Rational(v.numerator, v.denominator) for k, v in POINT.items()}
+    for d in f.definitions:
+        value = parse_expression(f.text(d), variables={**rates, **known_text},
+                                 max_length=10 ** 6)
+        known_text[d.name] = value
+        assert value == sympy.Rational(str(env[d.name])), (d.name, f.text(d))
+    # a definition named in skip is left out
+    first = next(d for d in f.definitions if d.kind != "inline")
+    assert first.latex_name not in {label for label, _ in latex_rows(f.latex(skip={first.name}))}
     # the result rows against the exact DP at the same rates
     values = {s.name: str(v) for s, v in point.items()}
     exact = symq.solve(m.substitute(values), quantity, discipline, exact=True)
@@ -391,9 +443,12 @@ def test_parser_limits_are_exact():
     from symq.arithmetic import expressions as ex
     from symq.arithmetic.expressions import parse_expression
     assert (ex.MAX_DEPTH, ex.MAX_DIGITS, ex.MAX_POWER) == (100, 4000, 1000)  # documented
-    assert parse_expression("(" * 99 + "1" + ")" * 99) == 1
+    assert parse_expression("(" * 100 + "1" + ")" * 100) == 1  # exactly at the limit
     with pytest.raises(ModelError, match="nested more than 100"):
         parse_expression("(" * 101 + "1" + ")" * 101)
+    assert parse_expression("-" * 100 + "1") == 1
+    with pytest.raises(ModelError, match="nested more than 100"):
+        parse_expression("-" * 101 + "1")
     assert parse_expression("9" * 4000, max_length=5000) == 10 ** 4000 - 1
     with pytest.raises(ModelError, match="more than 4000 digits"):
         parse_expression("9" * 4001, max_length=5000)
@@ -429,6 +484,10 @@ def test_parser_refuses_sqrt_of_a_negative_number_and_division_by_zero():
         parse_expression("mu__1")
     with pytest.raises(ModelError, match="more than 100 digits"):
         parse_expression("sqrt(" + "7" * 101 + ")", functions=FORMULA_FUNCTIONS)
+    with pytest.raises(ModelError, match="more than 100 digits"):  # any number, not all
+        parse_expression("sqrt(" + "7" * 101 + "*x + 1)")
+    assert parse_expression("sqrt(" + "7" * 100 + "*x + 1)").has(sympy.sqrt(
+        sympy.Integer("7" * 100) * sympy.Symbol("x", positive=True) + 1).args[0])
 
 
 # ------------------------------------------------------------------------ limits and estimates
