@@ -8,6 +8,7 @@ Run on demand, not in CI's default path (it takes 15-30 minutes on 2 cores)::
     python benchmarks/mutation.py --only interval # the mutations whose id contains "interval"
     python benchmarks/mutation.py --worktree      # against the working tree (uncommitted edits)
     python benchmarks/mutation.py --check         # only check that every mutation still applies
+    python benchmarks/mutation.py --only ID1,ID2 --merge   # rerun some, update the results
 
 The working tree is never modified: HEAD (``git archive``) or the working tree's files
 (``git ls-files``) are copied to a temporary directory, each mutation is written there, pytest
@@ -17,12 +18,14 @@ mutation counts as caught only by a test that passed without it.
 
 The score counts the mutations of :data:`SCORED` (the modules issue 26 names); mutations marked
 ``equivalent`` (no observable change, with the reason) are listed and left out of the score.
-Results go to ``benchmarks/mutation_results.txt`` (``--output`` to change).
+Results go to ``benchmarks/mutation_results.txt`` and, as data for ``--merge``,
+``benchmarks/mutation_results.json`` (``--output`` to change).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -227,7 +230,9 @@ MUTATIONS: list[Mutation] = [
       "return self.lower < Fraction(value) < self.upper", "<= to <"),
     M("iv-certify-zero", "interval", "symq/arithmetic/interval.py",
       "if lower <= 0 <= upper and lower != upper:", "if lower < 0 < upper and lower != upper:",
-      "<= to <"),
+      "<= to <",
+      equivalent="with one end exactly 0 and the other not, that end rounds to 0 and the other "
+                 "to a nonzero decimal, so the two texts differ and None is returned anyway"),
     M("iv-certify-upper", "interval", "symq/arithmetic/interval.py",
       "return low_text if low_text == round_fraction(upper, digits) else None",
       "return low_text", "removed check"),
@@ -417,7 +422,10 @@ def baseline_failures(tree: Path, tests: list[str], timeout: int) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", help="run the mutations whose id contains this text")
+    parser.add_argument("--only", help="run the mutations whose id contains one of these "
+                        "comma-separated texts (or whose group is one of them)")
+    parser.add_argument("--merge", action="store_true",
+                        help="with --only: update those verdicts in the recorded results")
     parser.add_argument("--worktree", action="store_true",
                         help="mutate a copy of the working tree instead of HEAD")
     parser.add_argument("--check", action="store_true",
@@ -427,7 +435,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import signal
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the temporary copy is removed
-    chosen = [m for m in MUTATIONS if not args.only or args.only in m.id or args.only == m.group]
+    wanted = args.only.split(",") if args.only else []
+    chosen = [m for m in MUTATIONS if not wanted or any(w in m.id or w == m.group for w in wanted)]
     ids = [m.id for m in MUTATIONS]
     assert len(ids) == len(set(ids)), "duplicate mutation ids"
 
@@ -470,36 +479,54 @@ def main(argv: list[str] | None = None) -> int:
             rows.append((m, verdict, by, seconds))
             print(f"{verdict:8} {m.id:42} {seconds:6.1f}s {by}", file=sys.stderr, flush=True)
 
-    lines = [f"# symq mutation run (benchmarks/mutation.py) at {head}"
-             f"{' + working tree' if args.worktree else ''}, "
-             f"{time.strftime('%Y-%m-%d')}",
+    stamp = f"{head}{' + working tree' if args.worktree else ''} {time.strftime('%Y-%m-%d')}"
+    record = {m.id: {"verdict": v, "by": by, "seconds": round(sec, 1), "run": stamp}
+              for m, v, by, sec in rows}
+    baseline = {g: {"run": stamp, "failing": f} for g, f in broken.items()}
+    json_path = Path(args.output).with_suffix(".json")
+    if args.merge and json_path.exists():
+        old = json.loads(json_path.read_text())
+        record = {**old["mutations"], **record}
+        baseline = {**old["baseline"], **baseline}
+    text = report(record, baseline)
+    if not args.only or args.merge:
+        Path(args.output).write_text(text)
+        json_path.write_text(json.dumps({"mutations": record, "baseline": baseline}, indent=1))
+    print(text)
+    return 0
+
+
+def report(record: dict, baseline: dict) -> str:
+    """The text of ``mutation_results.txt`` from the recorded verdicts."""
+    by_id = {m.id: m for m in MUTATIONS}
+    runs = sorted({r["run"] for r in record.values()})
+    lines = [f"# symq mutation run (benchmarks/mutation.py); runs: {'; '.join(runs)}",
              "# verdict  group  id  kind  (first failing test)  [equivalent: reason]"]
-    for m, verdict, by, seconds in rows:
+    rows = [(by_id[i], r["verdict"], r["by"]) for i, r in record.items() if i in by_id]
+    rows.sort(key=lambda row: MUTATIONS.index(row[0]))
+    for m, verdict, by in rows:
         extra = f"  [equivalent: {m.equivalent}]" if m.equivalent and verdict == "survived" else ""
         lines.append(f"{verdict:8} {m.group:13} {m.id:40} {m.kind:26} {by}{extra}")
-    for group, failing in broken.items():
-        for node in failing:
-            lines.append(f"# baseline failure deselected ({group}): {node}")
-    scored = [(m, v) for m, v, _, _ in rows if m.group in SCORED]
+    for group, entry in sorted(baseline.items()):
+        for node in entry["failing"]:
+            lines.append(f"# failing before any mutation, deselected ({group}, {entry['run']}): "
+                         f"{node}")
+    scored = [(m, v) for m, v, _ in rows if m.group in SCORED]
     non_equivalent = [(m, v) for m, v in scored if not (m.equivalent and v == "survived")]
     caught = sum(1 for _, v in non_equivalent if v == "caught")
     lines.append("")
     for group in (*SCORED, "presentation"):
-        mine = [(m, v) for m, v, _, _ in rows if m.group == group and not (m.equivalent and
-                                                                           v == "survived")]
+        mine = [(m, v) for m, v, _ in rows if m.group == group and not (m.equivalent and
+                                                                         v == "survived")]
         if mine:
             lines.append(f"{group:13} caught {sum(v == 'caught' for _, v in mine)} of {len(mine)}")
     if non_equivalent:
         lines.append(f"score (issue 26 modules): {caught} of {len(non_equivalent)} non-equivalent "
                      f"mutations caught = {100 * caught / len(non_equivalent):.1f} %")
-    survivors = [m for m, v, _, _ in rows if v == "survived"]
+    survivors = [m for m, v, _ in rows if v == "survived"]
     lines.append("survivors: " + (", ".join(
         f"{m.id}{' (equivalent)' if m.equivalent else ''}" for m in survivors) or "none"))
-    text = "\n".join(lines) + "\n"
-    if not args.only:
-        Path(args.output).write_text(text)
-    print(text)
-    return 0
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
