@@ -237,3 +237,15 @@ def test_star_import_of_every_package(package):
     module = __import__(package, fromlist=["__all__"])
     for name in getattr(module, "__all__", ()):
         assert name in namespace, f"{package}.__all__ names {name!r}, which it does not define"
+
+
+def test_evaluate_of_a_result_gives_the_digits_asked_for():
+    from symq.arithmetic.numeric import decimal_string
+    exact = symq.solve(symq.example_model("w"), "mean-number", "alis", exact=True)
+    certified = symq.solve(symq.example_model("w"), "mean-number", "alis", exact=False)
+    for result in (exact, certified):
+        again = symq.evaluate(result, digits=45)
+        assert again["total"].value == decimal_string(exact.total.exact, 45)
+        assert len(again["total"].value.replace("0.", "", 1)) == 45
+    with pytest.raises(symq.ModelError, match="numeric values already"):
+        symq.evaluate(exact, {"lambda_1": "1/2"})

@@ -34,7 +34,7 @@ def test_import_symq_loads_no_heavy_module():
 
 
 def test_public_names_still_resolve_lazily():
-    code = ("import symq, symq.model, symq.engines.normalization\n"
+    code = ("import symq, symq.models.model, symq.engines.normalization\n"
             "assert callable(symq.model) and symq.model('w').name == 'w'\n"
             "assert symq.Model is symq.model('w').__class__\n"
             "names = {}\nexec('from symq import *', names)\n"

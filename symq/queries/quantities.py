@@ -163,6 +163,11 @@ def evaluate(result: Any, values: Mapping[str, Any] | None = None, digits: int =
             raise ModelError("this result has numeric values already; give values to "
                              "symq.solve(..., values=...) or evaluate a symbolic result")
         from symq.display import as_result
+        if result.digits is not None and result.digits != digits and result.items is not None:
+            from symq.queries.solve import solve  # the same route, at the digits asked for
+            result = solve(result.model, result.quantity, result.discipline, digits=digits,
+                           exact={"exact": True}.get(result.arithmetic, False),
+                           method=result.route, no_limits=True)
         return as_result(result.items)
     values = value_names(values)
     result = _as_formula(result)
