@@ -164,11 +164,13 @@ def test_the_old_whitelist_bypass_is_refused():
 
 def test_huge_numbers_are_refused_at_once():
     import time
-    start = time.perf_counter()
+    # CPU seconds of this process, not wall-clock (a busy machine stretches only the latter);
+    # the five refusals take under a millisecond of CPU
+    start = time.process_time()
     for text in ("1e999999999", "1e5000", "9" * 100000, "10**999999", "1e" + "9" * 50000):
         with pytest.raises(ModelError, match="digits|characters|larger than"):
             parse_rate(text, "rate")
-    assert time.perf_counter() - start < 2
+    assert time.process_time() - start < 2
 
 
 # ------------------------------------------------------------------------------ the CLI
