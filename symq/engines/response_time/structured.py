@@ -107,17 +107,22 @@ class _Build:
         return self.b.set_latex(1 << j)
 
     def add(self, name: str, latex: str, pairs, denom: Any = 1, denom_names=(), label: str = "",
-            kind: str = "", theta: bool = False, inline: bool = True):
+            kind: str = "", theta: bool = False, inline: bool = True, scale: Any = 1,
+            once: bool = False):
         """A definition; a value ``(coef, names)``: one free of theta with one term and a
-        denominator that is a single rate is inlined (no definition)."""
+        denominator that is a single rate is inlined (no definition), and so is one free of
+        theta with one term used ``once`` (any rate denominator)."""
         terms = _grouped(pairs)
         denom = sympy.sympify(denom)
-        if inline and not theta and not denom_names and not denom.is_Add and len(terms) <= 1:
+        if inline and not theta and not denom_names and (once or not denom.is_Add) and \
+                len(terms) <= 1:
             if not terms:
                 return (sympy.Integer(0), ())
             return (sympy.sympify(terms[0].coef) / denom, terms[0].names)
         d = Definition(name, latex, terms, denom=denom, denom_names=tuple(denom_names),
-                       denom_label=label, kind=kind)
+                       denom_label=label, kind=kind, scale=sympy.sympify(scale))
+        if THETA in d.scale.free_symbols:
+            theta = True
         if name in self.by_name:
             raise AssertionError(f"duplicate definition {name}")
         self.defs.append(d)
@@ -256,7 +261,7 @@ class _Noncollaborative:
             a[x] = out.add(f"A__{b.class_json(k)}__{self.server_json(s)}__{b.set_json(x)}",
                            rf"{b.letter('A')}^{{{b.class_latex(k)},{self.server_latex(s)}}}"
                            rf"_{{{b.set_latex(x)}}}", pairs, denom=b.compatible(x),
-                           label=b.compatible_label(x), kind="A")
+                           label=b.compatible_label(x), kind="A", once=True)
         pairs = []
         for x, v in a.items():
             dv = self.d[b.full & ~x]
@@ -285,18 +290,27 @@ class _Noncollaborative:
         for k, c in enumerate(b.classes):
             cj, cl = b.class_json(k), b.class_latex(k)
             need = b.masks[k]
-            if self.kind == "waiting":
+            single = len(bits(need)) == 1
+            if self.kind == "waiting" or single:
+                # one server s: T = W + an independent Exp(mu_s) service, so the response
+                # transform is mu_s/(mu_s + theta) times the wait's (the server law is 1)
                 fam = self.family(k, lambda x: [(sympy.Integer(1), self.d[x][1])])
                 out.recursion(fam, lambda x: f"Delta__{cj}__{b.set_json(x)}",
                               lambda x: rf"\Delta^{{{cl}}}_{{{b.set_latex(x)}}}(\theta)")
                 pairs = [(sympy.Integer(1), self.norm)]
                 pairs += [(self.wt[b.full & ~x][0], self.wt[b.full & ~x][1] + (fam.names[x],))
                           for x in fam.keys]
-                name = out.add(f"LST__{cj}", rf"\hat F_{{W_{{{cl}}}}}(\theta)", pairs,
-                               denom_names=self.norm, kind="LST", theta=True)[1][0]
+                mu = b.mu[bits(need)[0]]
+                letter = "W" if self.kind == "waiting" else "T"
+                scale = 1 if self.kind == "waiting" else mu / (mu + THETA)
+                name = out.add(f"LST__{cj}", rf"\hat F_{{{letter}_{{{cl}}}}}(\theta)", pairs,
+                               denom_names=self.norm, kind="LST", theta=True,
+                               scale=scale)[1][0]
                 result["lst"][c] = name
-                self.parts[k] = ("waiting", fam)
+                self.parts[k] = ("waiting" if self.kind == "waiting" else "single", fam)
                 out.poles[c] = [fam.rate[x] for x in fam.keys]
+                if self.kind != "waiting":
+                    out.poles[c].append(mu)
                 continue
             servers = {}
             for s in bits(need):
@@ -350,7 +364,7 @@ class _Noncollaborative:
             cj, cl = b.class_json(k), b.class_latex(k)
             what, data = self.parts[k]
             letter = "W" if what == "waiting" else "T"
-            if what == "waiting":
+            if what in ("waiting", "single"):
                 fam = data
                 first, second = out.derivative_recursion(
                     fam, lambda x, n: f"{'d' * n}Delta__{cj}__{b.set_json(x)}",
@@ -359,10 +373,22 @@ class _Noncollaborative:
                             self.wt[b.full & ~x][1] + first[x][1]) for x in fam.keys]
                 s_pairs = [(self.wt[b.full & ~x][0] * second[x][0],
                             self.wt[b.full & ~x][1] + second[x][1]) for x in fam.keys]
-                m = out.add(f"mean__{cj}", rf"E\,{letter}_{{{cl}}}", m_pairs,
-                            denom_names=self.norm, kind="mean", inline=False)
-                e2 = out.add(f"second__{cj}", rf"E\,{letter}_{{{cl}}}^2", s_pairs,
-                             denom_names=self.norm, kind="mean", inline=False)
+                if what == "single":  # T = W + S: E T = E W + 1/mu, E T^2 = E W^2 + 2 E W/mu + 2/mu^2
+                    mu = b.mu[bits(b.masks[k])[0]]
+                    mw = out.add(f"meanW__{cj}", rf"E\,W_{{{cl}}}", m_pairs,
+                                 denom_names=self.norm, kind="mean", inline=False)
+                    w2 = out.add(f"secondW__{cj}", rf"E\,W_{{{cl}}}^2", s_pairs,
+                                 denom_names=self.norm, kind="mean", inline=False)
+                    m = out.add(f"mean__{cj}", rf"E\,{letter}_{{{cl}}}",
+                                [(1, mw[1]), (1 / mu, ())], kind="mean", inline=False)
+                    e2 = out.add(f"second__{cj}", rf"E\,{letter}_{{{cl}}}^2",
+                                 [(1, w2[1]), (2 / mu, mw[1]), (2 / mu**2, ())], kind="mean",
+                                 inline=False)
+                else:
+                    m = out.add(f"mean__{cj}", rf"E\,{letter}_{{{cl}}}", m_pairs,
+                                denom_names=self.norm, kind="mean", inline=False)
+                    e2 = out.add(f"second__{cj}", rf"E\,{letter}_{{{cl}}}^2", s_pairs,
+                                 denom_names=self.norm, kind="mean", inline=False)
             else:
                 m_pairs, s_pairs = [], []
                 for s, (p, j, fam) in data.items():
