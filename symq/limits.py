@@ -65,6 +65,12 @@ LIMITS: dict[str, Limit] = {limit.name: limit for limit in (
     Limit("states", 50_000, "states with at most N+1 jobs",
           "`verify --max-jobs N`, `report --verify-jobs N`: states of the Markov process that the "
           "balance check enumerates (estimated from the growth of the first levels)"),
+    Limit("report-work", 50_000, "report steps",
+          "`report`: the sum of what it contains, in steps of about 0.1 ms: the formula steps "
+          "of its structured formulas, a tenth of a step per subset-DP step of its values, and "
+          "its balance check (a step a state with numeric rates, (J+M)^3/40 with symbolic "
+          "ones; for RAIS the canonical routing, 3^M J field operations, 12^M J steps with "
+          "symbolic rates); --verify-jobs 0 leaves the check out"),
     Limit("sweep-work", 10_000_000, "graph-enumeration steps",
           "`sweep --classes J --servers M`: candidate class-to-server-set rows times M! "
           "relabellings tried per candidate"),

@@ -38,11 +38,13 @@ def register(subparsers) -> None:
 
 
 def _check_limits(args: argparse.Namespace, model) -> dict:
-    """Refuse a report whose derivations or balance check are past the limits (symq.limits);
-    return the processes of the balance check, by discipline (built once, here)."""
-    from symq.engines.balance import build_process
-    from symq.limits import check, limit_value
-    from symq.queries.estimates import check_subset_dp, estimate_states
+    """Refuse a report whose derivations or balance check are past the limits (symq.limits):
+    the subset DPs of its values, the states of its balance check, and the sum of what it
+    contains (``report-work``: formulas, values, balance check with the RAIS routing, counted
+    before the routing is built; :func:`symq.queries.estimates.report_work`). Return the
+    processes of the balance check, by discipline (built once, here)."""
+    from symq.limits import check, limit_value, number_text
+    from symq.queries.estimates import check_subset_dp, estimate_states, report_work
 
     disciplines = (args.discipline,) if args.discipline else DISCIPLINES
     from symq.presentation.report import SYMBOLIC_SERVER_LIMIT
@@ -51,19 +53,25 @@ def _check_limits(args: argparse.Namespace, model) -> dict:
         if structured:  # structured formulas (symq.engines.formulas): no rational-function algebra
             continue
         check_subset_dp(model, discipline, f"report {args.model} ({discipline} formulas)", args)
-    processes = {}
-    if args.verify_jobs:
-        limit = limit_value("states", args)
-        for discipline in disciplines:
-            extra = {"check_routing": False} if discipline == "rais" else {}
-            try:
-                process = build_process(model, discipline, **extra)
-            except SymqError:  # the report says why this discipline is not checked
-                continue
+    processes: dict = {}
+    limit = limit_value("report-work", args)
+    work = report_work(model, disciplines, args.verify_jobs, limit=limit, processes=processes,
+                       quantities=len(QUANTITIES))
+    what = f"report {args.model}" + (f" --discipline {args.discipline}" if args.discipline
+                                     else "")
+    parts = ", ".join(f"{name} {number_text(steps)}" for name, steps in work.items()
+                      if name != "total" and steps)
+    remedy = (f"pass --max-work {work['total']} to go ahead, or --no-limits"
+              + (", or --verify-jobs 0 to leave out the balance check" if args.verify_jobs
+                 else "")
+              + ("" if args.discipline else ", or one --discipline"))
+    if args.verify_jobs:  # the verify command's limit first: its message names --verify-jobs
+        states_limit = limit_value("states", args)
+        for discipline, process in processes.items():
             states, _ = estimate_states(process, args.verify_jobs)
             check("states", states, f"report {args.model} --verify-jobs {args.verify_jobs} "
-                  f"({discipline})", limit)
-            processes[discipline] = process
+                  f"({discipline})", states_limit)
+    check("report-work", work["total"], f"{what} ({parts})", limit, remedy=remedy)
     return processes
 
 

@@ -23,7 +23,8 @@ from symq.limits import LIMITS, number_text, check, limit_value
 __all__ = ["count_unions", "subset_dp_steps", "check_subset_dp", "check_expanded",
            "estimate_states", "sweep_work", "compensation_box_states", "formula_steps",
            "uninformed_steps", "state_bound", "memory_limit", "certified_memory",
-           "MEMORY_SHARE", "capped_power", "sweep_check_steps", "check_certified_memory"]
+           "MEMORY_SHARE", "capped_power", "sweep_check_steps", "check_certified_memory",
+           "report_work", "routing_steps", "state_check_steps", "REPORT_FORMULAS"]
 
 
 # ------------------------------------------------------------------------------ subset DPs
@@ -509,6 +510,147 @@ def check_certified_memory(model, discipline: str, digits: int, what: str,
             f"too large: {what} needs about {number_text(need)} MiB of memory at {digits} "
             f"digits (limit {number_text(limit)} MiB, a quarter of this machine's memory); "
             "ask for fewer --digits, or pass --no-limits")
+
+
+# ------------------------------------------------------------------------------ reports
+#: the quantities whose structured formulas a report with symbolic rates prints
+REPORT_FORMULAS = ("empty-probability", "normalizing-constant", "server-idle-probability",
+                   "mean-number", "mean-response-time")
+
+
+def state_check_steps(model, states: int) -> int:
+    r"""Report steps (about 0.1 ms each, as a formula step) of a balance check of ``states``
+    states: one a state with numeric rates; with symbolic rates every equation is simplified as
+    a rational function in the $J + M$ rates, about $(J+M)^3/40$ steps a state (measured:
+    ``ring:3`` 0.2-0.5 ms, ``ring:6`` 3.4-3.9 ms a state).
+
+    Parameters
+    ----------
+    model : Model
+        The model whose rates the check uses.
+    states : int
+        The estimated states (:func:`estimate_states`).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from symq import model, example_model
+    >>> state_check_steps(model("ring:6"), 1555), state_check_steps(example_model("w"), 121)
+    (66865, 121)
+
+    Running time: O(1).
+    """
+    if model.is_numeric:
+        return states
+    width = len(model.classes) + len(model.servers)
+    return states * max(1, width ** 3 // 40)
+
+
+def routing_steps(model) -> int:
+    r"""Report steps of the canonical RAIS routing that the balance check builds
+    (:func:`symq.engines.processes.noncollaborative.canonical_routing`): a DP over idle sets
+    and their prefixes, $3^M J$ field operations; with symbolic rates their rational functions
+    grow like $4^M$, so $12^M J$ steps (measured: ``ring:3`` 0.23 s, ``ring:4`` 8.5 s,
+    ``ring:5`` minutes). Capped at $10^{300}$.
+
+    Parameters
+    ----------
+    model : Model
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> routing_steps(model("ring:4")), routing_steps(model("w"))   # 12^4 * 4, 12^2 * 3
+    (82944, 432)
+
+    Running time: O(1).
+    """
+    base = 3 if model.is_numeric else 12
+    return min(capped_power(base, len(model.servers)) * len(model.classes), _HUGE)
+
+
+def report_work(model, disciplines, verify_jobs: int, limit: int | None = None,
+                processes: dict | None = None, quantities: int = 5) -> dict[str, int]:
+    r"""The work of ``symq report``, the sum of what it contains, in report steps (about
+    0.1 ms each): its structured formulas (:func:`formula_steps` of each printed quantity, for
+    symbolic rates on at most 6 servers), its values (the subset DP of every quantity at the
+    example rates, :func:`subset_dp_steps`, a tenth of a report step each) and its balance
+    check at ``verify_jobs`` jobs (:func:`state_check_steps` of :func:`estimate_states`, plus
+    :func:`routing_steps` for RAIS, counted *before* the process is built: building it is the
+    routing).
+
+    Parameters
+    ----------
+    model : Model
+        The report's model (symbolic or numeric rates).
+    disciplines : sequence of str
+        The disciplines the report covers.
+    verify_jobs : int
+        ``--verify-jobs`` (0: no balance check).
+    limit : int, optional
+        Stop as soon as the total passes it (no process is built past it); ``None``: count all.
+    processes : dict, optional
+        Filled with the processes of the balance check built here, by discipline, so that the
+        report does not build them again; a discipline without a balance check (its process
+        raises :class:`~symq.errors.SymqError`, which the report prints) is left out.
+    quantities : int
+        How many quantities the report evaluates (each one subset DP).
+
+    Returns
+    -------
+    dict
+        ``{"formulas": n, "values": n, "check <discipline>": n, ..., "total": n}``.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> work = report_work(model("w"), ("collaborative", "alis", "rais"), 3, quantities=9)
+    >>> work["formulas"], work["values"], work["check rais"], work["total"]
+    (453, 94, 567, 1546)
+    >>> report_work(model("ring:6"), ("rais",), 3, limit=50000)["check rais"]   # 12^6 * 6
+    17915904
+
+    Running time: that of the estimates, plus building the processes of the balance check
+    within the limit.
+    """
+    from symq.errors import SymqError
+
+    work: dict[str, int] = {"formulas": 0, "values": 0}
+    if not model.is_numeric and len(model.servers) <= 6:
+        work["formulas"] = sum(formula_steps(model, quantity, d) or 0
+                               for d in disciplines for quantity in REPORT_FORMULAS)
+    for d in disciplines:
+        steps = subset_dp_steps(model, d, cap=_HUGE // 100) or _HUGE
+        work["values"] += max(1, steps * quantities // 10)
+
+    def total() -> int:
+        return min(sum(work.values()), _HUGE)
+    if verify_jobs:
+        from symq.engines.balance import build_process
+        for d in disciplines:
+            if limit is not None and total() > limit:
+                break
+            key = f"check {d}"
+            work[key] = routing_steps(model) if d == "rais" else 0
+            if limit is not None and total() > limit:
+                break
+            try:
+                process = build_process(model, d, **({"check_routing": False}
+                                                     if d == "rais" else {}))
+            except SymqError:  # the report says why this discipline is not checked
+                continue
+            work[key] += state_check_steps(model, estimate_states(process, verify_jobs)[0])
+            if processes is not None:
+                processes[d] = process
+    work["total"] = total()
+    return work
 
 
 # ------------------------------------------------------------------------------ sweeps
