@@ -548,9 +548,11 @@ class TransformFormula(Structured):
                             self._built.legend, options.get("shown_labels"))
 
     def paper_latex(self, title: str | None = None) -> str:
-        """The formula as it is pasted into a paper: headed blocks (the weights of the product
-        form, the server that serves the job, the transform) and the legend."""
-        return _paper(self, title, [
+        """The formula as it is pasted into a paper: one ``align*`` with headings (the weights
+        of the product form, the server that serves the job, the transform), short
+        definitions several to a line, long slacks by their names $r_X$ (defined once), and a
+        legend of the kinds used (the W model under ALIS fits one A4 page)."""
+        return _compact_paper(self, title, [
             ("The weights of the product form.", ("Wt", "D", "G", "H")),
             ("The server that serves the job.", ("R", "A", "Q", "p")),
             ("The transform.", ("Delta", "J", "LST"))])
@@ -859,6 +861,177 @@ def _paper(f, title: str | None, groups: list) -> str:
     mine = [text for key, text in _PAPER_LEGEND.items()
             if any(d.name.split("__", 1)[0] == key for d in f.definitions)]
     out.append(legend(f) + ("\n" + ";\n".join(mine) + "." if mine else ""))
+    return "\n".join(out)
+
+
+#: the legend of :func:`_compact_paper`: one short clause per kind of definition used
+_SHORT_LEGEND = {
+    "Wt": r"$\widetilde W_I=\frac{1}{\Lambda_I}\sum_{s\in I}\widetilde W_{I\setminus s}$, "
+          r"$\Lambda_I$ the arrival rate of the classes some server of $I$ serves ([GR20] "
+          r"Thm 3.10)",
+    "D": r"$D_B=\frac{1}{r_B}\sum_{s\in B}D_{B\setminus s}$ the busy-set weights, "
+         r"$r_X=\mu(X)-\lambda(R(X))$ the slack of $X$ ($R(X)$: the classes with all servers "
+         r"in $X$; [GR20] Thm 3.10, 5.1); $G_{\mathrm{RAIS}}=1/P(\emptyset)$",
+    "H": r"$H_X=\frac{1}{r_X}\sum\lambda_c H_Y$ the exact-cover weights ([GR20] Thm 3.3), "
+         r"$r_X$ the slack of $X$; $G=1/P(\emptyset)$",
+    "R": r"$R^{s}_X$ weighs the busy sets $X\ni s$ with $s$ held for the tagged job "
+         r"($\bar r^{s}_X=\mu(X)-\lambda(R(X\setminus s))$)",
+    "A": r"$A^{i,s}_I$ sums the idle orders of $I$ whose first server of $S_i$ is $s$",
+    "Q": r"$Q^{i,s}_X=(R^{s}_X+\sum_{m\in X\setminus S_i}Q^{i,s}_{X\setminus m})/r_X$",
+    "p": r"$p_{i\to s}$ the probability that server $s$ serves a class-$i$ job (1 for a "
+         r"class with one server)",
+    "Delta": r"$\Delta_X(\theta)$ solves $(r_X+\theta)\Delta_X=\sum_Y(c_Y-e_Y\theta)\Delta_Y"
+             r"-\theta b_X$ and is 0 at $\theta=0$",
+    "J": r"$J_{i\to s}(\theta)=E[e^{-\theta W_i}-1;\,s]$",
+    "LST": r"$\hat F_{T_i}$, $\hat F_{W_i}$ the transforms $E\,e^{-\theta T_i}$, "
+           r"$E\,e^{-\theta W_i}$ of the response and waiting times (ALIS and canonical RAIS "
+           r"give the same laws)",
+}
+
+#: glyph units of one packed line (name, sign and right-hand sides; about 345 pt at 10 pt)
+_ROW_UNITS = 60
+#: a rate denominator wider than this is written by its label ($r_X$), defined once
+_DENOM_UNITS = 12
+
+
+def _width(tex: str) -> float:
+    """The printed width of ``tex`` in the glyph units of
+    :func:`symq.engines.formulas.render.width`, with sub- and superscripts (``x_{12}``) and
+    fractions whose parts hold them measured inside out."""
+    import math
+    import re
+    from symq.engines.formulas.render import width
+    s = re.sub(r"\\(left|right|Bigl|Bigr|bigl|bigr|cdot|mathrm|widetilde|hat)\b", "", tex)
+    s = re.sub(r"\\(lambda|mu|theta|Delta|Lambda|to)\b", "x", s)
+    while True:
+        t = re.sub(r"[_^]\{([^{}]*)\}", lambda m: "y" * math.ceil(0.65 * len(
+            re.sub(r"[\s{}]", "", m.group(1)))), s)
+        t = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}",
+                   lambda m: "x" * math.ceil(max(width(m.group(1)), width(m.group(2)))), t)
+        t = re.sub(r"\{([^{}]*)\}", lambda m: m.group(1), t) if t == s else t
+        if t == s:
+            return width(s)
+        s = t
+
+
+def _compact_rows(f, names: set, shown: set) -> list[tuple[str, list[str], bool, str]]:
+    """``(lhs, pieces, short)`` per definition of ``names`` (in order), with a row defining
+    each long slack label before its first use; a scaled definition is written
+    ``scale \\cdot fraction``, a sum whose terms share a coefficient groups them."""
+    from dataclasses import replace
+    from symq.engines.formulas.paper import PAPER_UNITS
+    width = _width
+    tex = f.names
+    legend = f._built.legend
+    rows: list[tuple[str, list[str], bool]] = []
+    for d in f.definitions:
+        if d.name not in names:
+            continue
+        wide = long_denominator(d, _DENOM_UNITS)
+        if wide is not None:
+            label, text = legend.get(d.denom_label, (d.denom_label, wide))
+            if label not in shown:
+                shown.add(label)
+                rows.append((label, [text], True, _block(d.name)))
+        scale = sympy.sympify(d.scale)
+        if d.denom == 1 and not d.denom_names and scale == 1 and len(d.terms) > 1:
+            pieces = _grouped_sum(d, tex)
+        else:
+            body = definition_latex(replace(d, scale=1), tex, PAPER_UNITS - (
+                0 if scale == 1 else 8), _DENOM_UNITS)
+            if scale != 1:
+                lead = sympy.latex(scale) + r"\cdot "
+                body = [lead + body[0]] + body[1:] if len(body) == 1 else \
+                    [lead + r"\Bigl(" + body[0]] + body[1:-1] + [body[-1] + r"\Bigr)"]
+            pieces = body
+        short = len(pieces) == 1 and width(pieces[0]) <= PAPER_UNITS
+        rows.append((d.latex_name, pieces, short, _block(d.name)))
+    return rows
+
+
+def _block(name: str) -> str:
+    """Rows of one block share a line: a weight family, a server's chain, a class's
+    transform."""
+    parts = name.split("__")
+    if parts[0] in ("Wt", "D", "G", "H"):
+        return "Wt" if parts[0] == "Wt" else "weights"
+    if parts[0] == "R":
+        return "s" + parts[1]
+    if parts[0] in ("Q", "A", "p"):
+        return "s" + parts[2]
+    return "c" + parts[1] if len(parts) > 1 else parts[0]
+
+
+def _grouped_sum(d, tex: dict) -> list[str]:
+    r"""``c_1(a + b) + c_2(e + f)``: the terms of ``d`` with equal coefficients together,
+    broken into lines of the paper width."""
+    from symq.engines.formulas.paper import PAPER_UNITS
+    width = _width
+    groups: dict[Any, list[str]] = {}
+    for t in d.terms:
+        groups.setdefault(sympy.sympify(t.coef), []).append(" ".join(tex[n] for n in t.names))
+    parts = []
+    for coef, members in groups.items():
+        inner = " + ".join(members)
+        if coef == 1:
+            parts.append(inner)
+        else:
+            c = sympy.latex(coef)
+            parts.append(c + (rf"\bigl({inner}\bigr)" if len(members) > 1 else " " + inner))
+    lines, current = [], ""
+    for part in parts:
+        piece = part if not current else " + " + part
+        if current and width(current + piece) > PAPER_UNITS:
+            lines.append(current)
+            current = r"\qquad + " + part
+        else:
+            current += piece
+    lines.append(current)
+    return lines
+
+
+def _compact_paper(f, title: str | None, groups: list) -> str:
+    """One ``align*``: ``\\intertext`` headings, short definitions packed several to a row
+    (separated by ``\\qquad``), then the legend of the kinds used."""
+    from symq.engines.formulas.paper import PREAMBLE
+    width = _width
+    first = f"% {title}" if title else (f"% symq: {f.quantity} of {f.model.name or 'the model'}"
+                                        f" ({f.discipline})")
+    out = [first.replace("\n", " "),
+           "% Preamble: " + " and ".join(PREAMBLE) + " (long blocks break across pages).",
+           r"\begin{align*}"]
+    body: list[str] = []
+    shown: set[str] = set()
+    for heading, families in groups:
+        names = {d.name for d in f.definitions if d.name.split("__", 1)[0] in families}
+        if not names:
+            continue
+        body.append(rf"\intertext{{\emph{{{heading}}}}}")
+        row, used, last = "", 0.0, None
+        for lhs, pieces, short, block in _compact_rows(f, names, shown):
+            cost = width(lhs) + 2 + width(pieces[0]) + (4 if row else 0)
+            same, last = block == last, block
+            if short and row and same and used + cost <= _ROW_UNITS:
+                row += rf", \qquad {lhs} = {pieces[0]}"
+                used += cost
+                continue
+            if row:
+                body.append(row + r" \\")
+                row, used = "", 0.0
+            if short:
+                row, used = f"{lhs} &= {pieces[0]}", cost
+                continue
+            body.append(f"{lhs} &= {pieces[0]}" + "".join(rf" \\ &{p}" for p in pieces[1:])
+                        + r" \\")
+        if row:
+            body.append(row + r" \\")
+    if body and body[-1].endswith(r" \\"):
+        body[-1] = body[-1][:-3]
+    out += body
+    out.append(r"\end{align*}")
+    used = [k for k in _SHORT_LEGEND
+            if any(d.name.split("__", 1)[0] == k for d in f.definitions)]
+    out.append(r"\noindent where " + ";\n".join(_SHORT_LEGEND[k] for k in used) + ".")
     return "\n".join(out)
 
 
