@@ -184,3 +184,35 @@ def test_symbolic_survival_through_derive():
     at = survival.subs({s: values.get(s.name, t) for s in survival.free_symbols})
     want = waiting_time_law(numeric, "2", "alis").survival_expr(Fraction(1))
     assert abs(sympy.N(at - want, 40)) < sympy.Float("1e-30")
+
+
+@pytest.mark.skipif(__import__("shutil").which("pdflatex") is None,
+                    reason="pdflatex is not installed")
+@pytest.mark.parametrize("discipline, pages", [("alis", 1), ("rais", 1)])
+def test_w_alis_latex_fits_one_a4_page(tmp_path, capsys, discipline, pages):
+    """The W transform as printed, in a plain A4 10pt article with exactly the preamble the
+    output names: one page, no overfull box; must-fail: the old headed blocks took 3 pages."""
+    import re
+    import subprocess
+    from symq.cli import main
+
+    def compile_pages(body):
+        line = next(l for l in body.splitlines() if l.startswith("% Preamble:"))
+        preamble = re.findall(r"\\(?:usepackage\{[a-z]+\}|allowdisplaybreaks)", line)
+        doc = "\n".join([r"\documentclass[a4paper,10pt]{article}", *preamble,
+                         r"\begin{document}", body, r"\end{document}", ""])
+        (tmp_path / "f.tex").write_text(doc)
+        subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "f.tex"],
+                       cwd=tmp_path, capture_output=True, timeout=120)
+        log = (tmp_path / "f.log").read_text(errors="replace")
+        assert "Overfull" not in log
+        return int(re.search(r"Output written on f\.pdf \((\d+) page", log).group(1))
+
+    assert main(["derive", "w", "response-time", "--discipline", discipline,
+                 "--format", "latex"]) == 0
+    assert compile_pages(capsys.readouterr().out) == pages
+    from symq.engines.response_time.structured import _paper
+    f = transform_formula(symq.model("w"), "response", discipline)
+    old = _paper(f, None, [("The weights.", ("Wt", "D", "G")), ("The server.", ("R", "A", "Q", "p")),
+                           ("The transform.", ("Delta", "J", "LST"))])
+    assert compile_pages(old) > 1

@@ -867,29 +867,22 @@ def _paper(f, title: str | None, groups: list) -> str:
 #: the legend of :func:`_compact_paper`: one short clause per kind of definition used
 _SHORT_LEGEND = {
     "Wt": r"$\widetilde W_I=\frac{1}{\Lambda_I}\sum_{s\in I}\widetilde W_{I\setminus s}$, "
-          r"$\Lambda_I$ the arrival rate of the classes some server of $I$ serves ([GR20] "
-          r"Thm 3.10)",
-    "D": r"$D_B=\frac{1}{r_B}\sum_{s\in B}D_{B\setminus s}$ the busy-set weights, "
-         r"$r_X=\mu(X)-\lambda(R(X))$ the slack of $X$ ($R(X)$: the classes with all servers "
-         r"in $X$; [GR20] Thm 3.10, 5.1); $G_{\mathrm{RAIS}}=1/P(\emptyset)$",
-    "H": r"$H_X=\frac{1}{r_X}\sum\lambda_c H_Y$ the exact-cover weights ([GR20] Thm 3.3), "
-         r"$r_X$ the slack of $X$; $G=1/P(\emptyset)$",
-    "R": r"$R^{s}_X$ weighs the busy sets $X\ni s$ with $s$ held for the tagged job "
-         r"($\bar r^{s}_X=\mu(X)-\lambda(R(X\setminus s))$)",
+          r"$\Lambda_I$ the arrival rate of the classes $I$ serves",
+    "D": r"$D_B=\frac{1}{r_B}\sum_{s\in B}D_{B\setminus s}$, $r_X=\mu(X)-\lambda(R(X))$ "
+         r"([GR20] Thm 3.10, 5.1); $G_{\mathrm{RAIS}}=1/P(\emptyset)$",
+    "H": r"$H_X$ the exact-cover weights ([GR20] Thm 3.3); $G=1/P(\emptyset)$",
+    "R": r"$R^{s}_X$ weighs the busy sets $X\ni s$ with $s$ held for the tagged job",
     "A": r"$A^{i,s}_I$ sums the idle orders of $I$ whose first server of $S_i$ is $s$",
     "Q": r"$Q^{i,s}_X=(R^{s}_X+\sum_{m\in X\setminus S_i}Q^{i,s}_{X\setminus m})/r_X$",
-    "p": r"$p_{i\to s}$ the probability that server $s$ serves a class-$i$ job (1 for a "
-         r"class with one server)",
-    "Delta": r"$\Delta_X(\theta)$ solves $(r_X+\theta)\Delta_X=\sum_Y(c_Y-e_Y\theta)\Delta_Y"
-             r"-\theta b_X$ and is 0 at $\theta=0$",
+    "p": r"$p_{i\to s}=P(\text{$s$ serves a class-$i$ job})$",
+    "Delta": r"$(r_X+\theta)\Delta_X=\sum_Y(c_Y-e_Y\theta)\Delta_Y-\theta b_X$",
     "J": r"$J_{i\to s}(\theta)=E[e^{-\theta W_i}-1;\,s]$",
-    "LST": r"$\hat F_{T_i}$, $\hat F_{W_i}$ the transforms $E\,e^{-\theta T_i}$, "
-           r"$E\,e^{-\theta W_i}$ of the response and waiting times (ALIS and canonical RAIS "
-           r"give the same laws)",
+    "LST": r"$\hat F_{T_i}(\theta)=E\,e^{-\theta T_i}$, $\hat F_{W_i}(\theta)=E\,e^{-\theta W_i}$ "
+           r"(ALIS and canonical RAIS)",
 }
 
 #: glyph units of one packed line (name, sign and right-hand sides; about 345 pt at 10 pt)
-_ROW_UNITS = 60
+_ROW_UNITS = 58
 #: a rate denominator wider than this is written by its label ($r_X$), defined once
 _DENOM_UNITS = 12
 
