@@ -71,6 +71,10 @@ LIMITS: dict[str, Limit] = {limit.name: limit for limit in (
           "its balance check (a step a state with numeric rates, (J+M)^3/40 with symbolic "
           "ones; for RAIS the canonical routing, 3^M J field operations, 12^M J steps with "
           "symbolic rates); --verify-jobs 0 leaves the check out"),
+    Limit("graph-drawing", 1_200, "nodes and edges",
+          "`plot MODEL graph`: classes + servers + compatible class-server pairs that matplotlib "
+          "draws (about 4 ms each: redundancy:9:4, 639 of them, 2.7 s; redundancy:10:5, 1,522, "
+          "5.7 s)"),
     Limit("sweep-work", 10_000_000, "graph-enumeration steps",
           "`sweep --classes J --servers M`: candidate class-to-server-set rows times M! "
           "relabellings tried per candidate"),

@@ -29,7 +29,7 @@ from typing import Any
 
 from symq.errors import ModelError
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "check_graph_size"]
 
 _ROUTING = {
     "rho": "heatmap, levels: load rho = lambda/(mu_1+mu_2) < 1",
@@ -94,8 +94,49 @@ def register(subparsers) -> None:
                 # the help shows --max-jobs N, not --max-jobs OPT_MAX_JOBS
                 options["metavar"] = "N" if options.get("type") is int else name.upper()
             p.add_argument("--" + name.replace("_", "-"), dest=f"opt_{name}", **options)
+    from symq.commands.common import add_limit_arguments
+    add_limit_arguments(p, "nodes and edges of a graph drawing")
     add_format_arguments(p)
     p.set_defaults(handler=run)
+
+
+def check_graph_size(model: Any, what: str, args: Any = None) -> int:
+    """Refuse a graph drawing past the ``graph-drawing`` limit of :mod:`symq.limits`: its nodes
+    (classes and servers) plus its edges (one a compatible class-server pair), counted from the
+    model before matplotlib is asked for anything.
+
+    Parameters
+    ----------
+    model : Model
+        The graph to draw.
+    what : str
+        The request, for the message.
+    args : argparse.Namespace, optional
+        ``--max-work N`` and ``--no-limits``.
+
+    Returns
+    -------
+    int
+        The count.
+
+    Raises
+    ------
+    TooLargeError
+        ``plot redundancy:16:8 graph``: 12,886 nodes and 102,960 edges.
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> check_graph_size(model("w"), "plot w graph")   # 5 nodes, 4 edges
+    9
+
+    Running time: O(edges).
+    """
+    from symq.limits import check, limit_value
+    count = len(model.classes) + len(model.servers) + sum(
+        len(servers) for servers in model.compatibility.values())
+    check("graph-drawing", count, what, limit_value("graph-drawing", args))
+    return count
 
 
 def _subject(kind, args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
@@ -212,6 +253,8 @@ def run(args: argparse.Namespace) -> int:
         check_output_path(path, create_folder=True)
     kind = pictures.get(args.kind)
     subject, parameters = _subject(kind, args)
+    if kind.name == "graph":  # matplotlib draws every node and edge: about 4 ms each
+        check_graph_size(subject, f"plot {args.model} graph", args)
     options = {name: getattr(args, f"opt_{name}") for name in kind.options}
     if kind.progress:
         options["progress"] = callback(f"plot {kind.name}", quiet=args.quiet, unit="point")
