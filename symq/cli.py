@@ -383,6 +383,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                        help="the partial derivative by the rate NAME (repeatable; "
                             "docs/sensitivities.md)")
         if name == "evaluate":
+            p.add_argument("--of", action="append", metavar="OUTPUT",
+                           help="with --gradient/--wrt: only the derivatives of this output "
+                                "(total, class:C or server:S; repeatable)")
             p.add_argument("--full-exact", action="store_true",
                            help="print exact rationals in full even beyond 4300 digits (default: "
                                 "their digit counts; the decimal value is always printed)")

@@ -67,13 +67,30 @@ def evaluate_gradient(args: argparse.Namespace, label: str) -> int:
     with busy(f"gradient of {args.quantity}"):
         g = gradient(base, args.quantity, args.discipline, values,
                      wrt=args.wrt if args.wrt else None, digits=args.digits,
-                     exact=True if args.exact else None, limits=args)
+                     exact=True if args.exact else None, limits=args,
+                     labels=_labels(getattr(args, "of", None)))
     if args.format == "json":
         emit_json({"model": label, "quantity": args.quantity, "discipline": args.discipline,
                    "route": "sensitivity", "digits": args.digits, **gradient_json(g, args.digits)})
         return 0
     print("\n".join(gradient_lines(g, args.digits)))
     return 0
+
+
+def _labels(of: list[str] | None) -> list[str] | None:
+    """``--of total``, ``--of class:C``, ``--of server:S`` as the engine's output labels."""
+    if not of:
+        return None
+    out = []
+    for text in of:
+        kind, sep, name = text.strip().replace(" ", ":", 1).partition(":")
+        if kind == "total" and not sep:
+            out.append("total")
+        elif kind in ("class", "server") and name:
+            out.append(f"{kind} {name}")
+        else:
+            raise ModelError(f"--of {text}: name an output as total, class:C or server:S")
+    return out
 
 
 def derive_gradient(args: argparse.Namespace, result: Any) -> Any:

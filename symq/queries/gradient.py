@@ -128,10 +128,14 @@ def gradient(model: Model | str, quantity: str, discipline: str = "collaborative
     numeric = symbolic.substitute({s.name: sympy.Rational(v.numerator, v.denominator)
                                    for s, v in point.items()})
     arithmetic = arithmetic_of(numeric, discipline, exact)
-    name = "dp-steps" if arithmetic == "exact" else "certified-steps"
     limits = limits if limits is not None else Namespace(max_work=max_work, no_limits=no_limits)
     steps = subset_dp_steps(numeric, discipline)
-    outputs = len(list(labels)) if labels is not None else len(model.classes) + 1
+    labels = None if labels is None else list(labels)
+    outputs = len(labels) if labels is not None else len(model.classes) + 1
+    if (exact is None and arithmetic == "exact" and steps is not None
+            and 3 * steps * max(outputs, 1) > limit_value("dp-steps", limits)):
+        arithmetic = "ball"  # exact values are cheap, their exact gradient is not: certify
+    name = "dp-steps" if arithmetic == "exact" else "certified-steps"
     if steps is not None:
         check(name, 3 * steps * max(outputs, 1),
               f"the gradient of {quantity} of model {model.name or 'given'} ({discipline})",
