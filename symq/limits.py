@@ -75,6 +75,11 @@ LIMITS: dict[str, Limit] = {limit.name: limit for limit in (
           "`plot MODEL graph`: classes + servers + compatible class-server pairs that matplotlib "
           "draws (about 4 ms each: redundancy:9:4, 639 of them, 2.7 s; redundancy:10:5, 1,522, "
           "5.7 s)"),
+    Limit("supermarket-work", 200_000, "max-flow arcs",
+          "`supermarket`: the arcs of the max-flows of the breakpoint search, all together "
+          "(streams + stream-station pairs + stations each, about 30 microseconds an arc with "
+          "Dinitz; at most 2N-1 max-flows); the search stops before a max-flow that would pass "
+          "it (redundancy:16:8 with equal rates: one max-flow of 115,846 arcs)"),
     Limit("sweep-work", 10_000_000, "graph-enumeration steps",
           "`sweep --classes J --servers M`: candidate class-to-server-set rows times M! "
           "relabellings tried per candidate"),

@@ -62,6 +62,8 @@ def register(subparsers) -> None:
     add_set_argument(p)
     p.add_argument("--digits", type=int, default=30,
                    help="significant digits of the decimal drift values (default 30)")
+    from symq.commands.common import add_limit_arguments
+    add_limit_arguments(p, "arcs of the max-flows")
     add_format_arguments(p)
     p.set_defaults(handler=run)
 
@@ -138,7 +140,9 @@ def run(args: argparse.Namespace) -> int:
     base = load_model(args.model)
     values = parse_settings(args.settings)
     model = base.substitute(values) if values else base
-    decomposition = decompose(model, parse_weight_settings(args.weights))
+    from symq.limits import limit_value
+    decomposition = decompose(model, parse_weight_settings(args.weights),
+                              max_arcs=limit_value("supermarket-work", args))
     if decomposition.policy is not None:
         certify_decomposition(decomposition)  # a second route to every printed number (docs/theory-supermarket.md §3.5)
     label = model.name or str(args.model)

@@ -36,7 +36,7 @@ MAX_SYMBOLIC_CLUSTER = 14
 
 
 def decompose(model: Model, weights: Mapping[str, Any] | None = None, *,
-              flow_func: Callable | None = None) -> Decomposition:
+              flow_func: Callable | None = None, max_arcs: int | None = None) -> Decomposition:
     r"""The hierarchical minimax decomposition: clusters $C_k$, drifts $V_k$, a policy in $\Pi_K$.
 
     Implements eq. 1.2 and the decomposition theorem of [SM]_ through the characterisation of
@@ -56,8 +56,10 @@ def decompose(model: Model, weights: Mapping[str, Any] | None = None, *,
     ----------
     model : a :class:`~symq.models.model.Model`; classes are neighbourhoods (streams), servers are stations
     weights : station name to a positive exact weight $w_j$ (default 1)
-    flow_func : a networkx max-flow function (default ``boykov_kolmogorov``); it must return a
+    flow_func : a networkx max-flow function (default ``dinitz``); it must return a
         full flow (``preflow_push`` with its default ``value_only=False`` is fine)
+    max_arcs : the ``supermarket-work`` limit on the arcs of all max-flows together (numeric
+        rates; :func:`symq.studies.supermarket.maxflow.breakpoint_search`); ``None``: none
 
     Returns
     -------
@@ -68,6 +70,8 @@ def decompose(model: Model, weights: Mapping[str, Any] | None = None, *,
     ModelError
         Bad weights (unknown station, float, symbol, not positive), or symbolic rates for which
         the cluster structure depends on the values.
+    TooLargeError
+        The max-flows would pass ``max_arcs``.
     UnsupportedError
         Symbolic rates with a cluster too large to list its validity conditions.
 
@@ -90,7 +94,7 @@ def decompose(model: Model, weights: Mapping[str, Any] | None = None, *,
     if not model.is_numeric:
         return _symbolic_decomposition(model, weights, flow_func)
     instance = Instance.from_model(model, weights)
-    records, routing = breakpoint_search(instance, flow_func)
+    records, routing = breakpoint_search(instance, flow_func, max_arcs=max_arcs)
     return assemble(model, weights, instance, records, routing,
                      "parametric max-flow, breakpoint search (exact)")
 
