@@ -152,10 +152,43 @@ def check_subset_dp(model, discipline: str, what: str, args: Any = None,
     steps. ``certified``: the numeric values come from the fixed-point interval kernels
     (limit ``certified-steps``) instead of exact rationals (``dp-steps``).
 
+    Parameters
+    ----------
+    model : Model
+        The model (numeric rates: ``dp-steps`` or ``certified-steps``; symbolic:
+        ``symbolic-dp-steps``).
+    discipline : str
+        ``"collaborative"``, ``"alis"`` or ``"rais"``.
+    what : str
+        The request as the user wrote it, for the message.
+    args : argparse.Namespace, optional
+        ``--max-work N`` and ``--no-limits`` (:func:`symq.limits.limit_value`).
+    certified : bool
+        The values come from the certified fixed-point kernels.
+
+    Returns
+    -------
+    int
+        The estimated steps (:func:`subset_dp_steps`).
+
     Raises
     ------
     TooLargeError
         The estimate (or the count so far, when counting stopped early) is past the limit.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> check_subset_dp(example_model("w"), "alis", "evaluate w")   # (4 + 4) * (3 + 2)
+    40
+    >>> from argparse import Namespace
+    >>> check_subset_dp(example_model("w"), "alis", "evaluate w",
+    ...                 Namespace(max_work=10, no_limits=False))
+    Traceback (most recent call last):
+    ...
+    symq.errors.TooLargeError: too large: evaluate w needs about 20 subset-DP steps (limit 10); pass --max-work 20 to go ahead, or --no-limits
+
+    Running time: that of :func:`subset_dp_steps`, stopped at the limit.
     """
     name = ("certified-steps" if certified else "dp-steps") if model.is_numeric else \
         "symbolic-dp-steps"
@@ -290,6 +323,18 @@ _HUGE = 10 ** 300
 def capped_power(base: int, exponent: int, cap: int = _HUGE) -> int:
     """``min(base ** exponent, cap)`` without building a huge integer (logarithms decide first).
 
+    Parameters
+    ----------
+    base, exponent : int
+        Non-negative integers.
+    cap : int
+        The largest value returned, $10^{300}$ by default.
+
+    Returns
+    -------
+    int
+        ``base ** exponent`` when it is below ``cap``, else ``cap`` (1 for a zero exponent).
+
     Examples
     --------
     >>> capped_power(3, 4), capped_power(10, 10**9) == 10**300
@@ -417,6 +462,18 @@ def uninformed_steps(model, quantity: str) -> int:
     numbers take about ten times the work of the empty probability ($n 2^n$ each, measured:
     ``uninformed:13`` 33 s, its mean number 92 s).
 
+    Parameters
+    ----------
+    model : Model
+        An ``uninformed:N`` model (one class compatible with all $n$ servers).
+    quantity : str
+        The quantity asked for.
+
+    Returns
+    -------
+    int
+        The estimated steps (``formula-steps`` with symbolic rates, ``dp-steps`` with numeric).
+
     Examples
     --------
     >>> from symq import model, example_model
@@ -443,6 +500,16 @@ def memory_limit(args: Any = None) -> int | None:
     """The ``memory`` limit in MiB: a quarter (:data:`MEMORY_SHARE`) of the machine's physical
     memory (``os.sysconf``; 16 GiB where it cannot be read), ``None`` with ``--no-limits``.
 
+    Parameters
+    ----------
+    args : argparse.Namespace, optional
+        The command's arguments (``no_limits``); ``None``: the default.
+
+    Returns
+    -------
+    int or None
+        MiB, or ``None`` for no limit.
+
     Examples
     --------
     >>> memory_limit() > 0
@@ -467,6 +534,20 @@ def certified_memory(model, discipline: str, digits: int) -> int | None:
     and 200 bytes of bookkeeping. ``None`` when the sets are too many to count (the step
     limits refuse those first).
 
+    Parameters
+    ----------
+    model : Model
+        The model.
+    discipline : str
+        ``"collaborative"``, ``"alis"`` or ``"rais"``.
+    digits : int
+        The significant digits asked for.
+
+    Returns
+    -------
+    int or None
+        MiB (rounded down), or ``None`` past $10^7$ stored sets.
+
     Examples
     --------
     >>> from symq import example_model
@@ -487,6 +568,23 @@ def check_certified_memory(model, discipline: str, digits: int, what: str,
                            args: Any = None) -> None:
     """Refuse certified digits whose tables would pass the ``memory`` limit
     (:func:`memory_limit`, a quarter of the machine's memory; ``--no-limits`` lifts it).
+
+    Parameters
+    ----------
+    model : Model
+        The model.
+    discipline : str
+        ``"collaborative"``, ``"alis"`` or ``"rais"``.
+    digits : int
+        The significant digits asked for.
+    what : str
+        The request as the user wrote it, for the message.
+    args : argparse.Namespace, optional
+        ``--no-limits`` lifts the check.
+
+    Returns
+    -------
+    None
 
     Raises
     ------
