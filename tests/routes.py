@@ -66,6 +66,7 @@ def ctmc_means(model, discipline, max_jobs, **options):
 
 
 def as_fraction(value) -> Fraction:
+    value = getattr(value, "exact", value)  # a symq.solve Result of a numeric model
     value = sympy.sympify(value)
     assert value.is_Rational, value
     return Fraction(int(value.p), int(value.q))

@@ -203,7 +203,7 @@ service_rate = "2/3"
 service_rate = "1"
 ''')
     general = general_collaborative_values(m)
-    assert nz.method_name(m, "collaborative").startswith("nested")
+    assert nz.structure_route(m, "collaborative") == "nested"
     assert general["empty"] == nz.empty_probability(m)
     assert general["L"] == nz.mean_number(m)["per_class"]
 

@@ -253,9 +253,14 @@ def test_redundancy_symbolic():
 
 
 def test_method_names_structure():
-    assert "nested" in nz.method_name(symq.model("w"), "collaborative")
-    assert "symmetry" in nz.method_name(symq.model("redundancy:4:2"), "alis")
-    assert "canonical" in nz.method_name(symq.model("ring:3"), "rais")
+    from symq.queries.routes import select
+    def method(name, discipline):
+        model = symq.example_model(name)
+        return select(model, "empty-probability", discipline, "exact").method(
+            model, "empty-probability", discipline)
+    assert "nested" in method("w", "collaborative")
+    assert "symmetry" in method("redundancy:4:2", "alis")
+    assert "canonical" in method("ring:3", "rais")
 
 
 # ---------------------------------------------------------------------------- bad input
@@ -336,7 +341,7 @@ def test_components_factor():
                                 **c3.service_rates})
     assert len(nz.components(both)) == 2
     for discipline in nz.DISCIPLINES:
-        assert "components" in nz.method_name(both, discipline)
+        assert nz.structure_route(both, discipline) == "components"
         auto = nz.values(both, discipline, per_class=True)[0]
         assert auto["empty"] == nz.empty_probability(w, discipline) * nz.empty_probability(
             c3, discipline)

@@ -15,7 +15,8 @@ from symq.engines.aggregated import busy_order_probability
 from symq.cli import main
 from symq.engines.normalization import collaborative_empty_probability, server_removal_mean_number
 from symq.engines.processes import ALISProcess
-from symq.queries.quantities import derive, handler_for
+from symq.queries.quantities import derive
+from symq.queries.routes import arithmetic_for, select
 
 from routes import general_collaborative_values
 
@@ -239,10 +240,12 @@ def test_response_time_means_match_mean_response_time(name, discipline, values):
             assert sympy.cancel(laws["mean"][c] - general[c] / m.arrival_rates[c]) == 0, c
 
 
-def test_response_time_unavailable_is_a_clear_error(capsys):
-    """ALIS with heterogeneous rates within a class: the wait and the server are dependent."""
-    assert main(["derive", "w", "response-time", "--discipline", "alis"]) == 2
-    assert "not available" in capsys.readouterr().err
+def test_response_time_in_symbols_under_alis(capsys):
+    """ALIS with heterogeneous rates within a class (the wait and the server are dependent): the
+    tagged job's transform as a structured formula."""
+    assert main(["derive", "w", "response-time", "--discipline", "alis"]) == 0
+    out = capsys.readouterr().out
+    assert "LST__3 = " in out and "result lst 3: LST__3" in out
 
 
 def test_unstable_is_exit_2(capsys):
@@ -254,4 +257,5 @@ def test_unstable_is_exit_2(capsys):
 def test_every_discipline_has_every_quantity():
     for discipline in ("collaborative", "alis", "rais"):
         for quantity in QUANTITIES:
-            handler_for(symq.model("ring:3"), quantity, discipline)
+            model = symq.model("ring:3")
+            select(model, quantity, discipline, arithmetic_for(model, quantity, discipline, None))

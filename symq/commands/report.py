@@ -48,6 +48,7 @@ def _check_limits(args: argparse.Namespace, model) -> dict:
 
     disciplines = (args.discipline,) if args.discipline else DISCIPLINES
     from symq.presentation.report import SYMBOLIC_SERVER_LIMIT
+    from symq.queries.routes import QUANTITIES
     structured = not model.is_numeric and len(model.servers) <= SYMBOLIC_SERVER_LIMIT
     for discipline in disciplines:
         if structured:  # structured formulas (symq.engines.formulas): no rational-function algebra

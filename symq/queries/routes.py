@@ -254,6 +254,9 @@ def _subset_dp_text(model: Model, quantity: str, discipline: str) -> str:
 
 
 def _formulas_text(model: Model, quantity: str, discipline: str) -> str:
+    if _redundancy(model):
+        return ("structured formulas: redundancy:K:D symmetry, one name per orbit of server sets; "
+                "the definitions of the " + _subset_dp_text(model, quantity, discipline))
     if discipline == "collaborative" and _nested(model):
         return ("structured formulas: nested closed form through the nesting tree (Thm 4.5, "
                 "prod(1 - rho_S), Little's law)")
