@@ -404,14 +404,15 @@ def test_expanded_results_are_cancelled_with_a_low_split_threshold(monkeypatch):
 
 # ------------------------------------------------------------------------ interval kernels
 def test_weights_above_2_to_the_64_take_the_wider_packing():
-    """Two servers near saturation: H of the full set is about 2^80 times H(empty), past the
-    first packing width; the kernels must widen it and still certify every digit."""
+    """Two servers near saturation: H of the single servers is about 2^80 times H(empty), so
+    the sums of the next level pass the first packing width; the kernels must widen it (else
+    the low half carries into the high half) and still certify every digit."""
     from symq.engines.normalization import values
     from symq.engines.normalization.certified import certified_values
     from symq.engines.normalization.interval_collaborative import exact_cover_bounds
     from symq.engines.normalization.subsets import SubsetGraph
     from symq.arithmetic.numeric import round_fraction
-    eps = Fraction(1, 2 ** 40)
+    eps = Fraction(1, 2 ** 80)  # H({1}) = H({2}) = 2^80 - 1: past 2^64 below the top level
     m = Model(compatibility={"1": ["1"], "2": ["2"], "3": ["1", "2"]},
               arrival_rates={"1": 1 - eps, "2": 1 - eps, "3": eps / 2},
               service_rates={"1": 1, "2": 1})
@@ -422,6 +423,7 @@ def test_weights_above_2_to_the_64_take_the_wider_packing():
     assert max(high) > 2 ** 64 * 2 ** 64  # weights past 2^64 (in units of 2^-64)
     total_low, total_high = Fraction(sum(low), 2 ** 64), Fraction(sum(high), 2 ** 64)
     assert total_low <= g <= total_high
+    assert total_high - total_low <= g / 2 ** 100  # tight: no carry between the packed halves
     balls, _ = certified_values(m, "collaborative", True, 25)
     for key in ("G", "empty"):
         assert balls[key].text == round_fraction(Fraction(str(exact[key])), 25)
