@@ -465,8 +465,9 @@ def test_parser_limits_are_exact():
     assert parse_expression("1e3999") == 10 ** 3999
     with pytest.raises(ModelError, match="more than 4000 digits"):
         parse_expression("1e4000")
-    with pytest.raises(ModelError, match="more than 4000 digits"):
-        parse_expression("12345**(-1000)")
+    for text in ("12345**(-1000)", "12345**1000"):  # refused before the power is computed
+        with pytest.raises(ModelError, match="the power at position 5 would make a number"):
+            parse_expression(text)
     assert parse_expression("2**(-1000)") == sympy.Rational(1, 2 ** 1000)
     for k in (1, 9, 10, 99, 100, 4000):
         assert ex._digits(10 ** k) == k + 1 and ex._digits(10 ** k - 1) == k
@@ -478,8 +479,9 @@ def test_parser_refuses_sqrt_of_a_negative_number_and_division_by_zero():
     for text in ("sqrt(-1)", "sqrt(-1/4)", "sqrt(1 - 2)"):
         with pytest.raises(ModelError, match="negative"):
             parse_expression(text)
-    with pytest.raises(ModelError, match="division by zero"):
-        parse_expression("0**(-1)")
+    for text in ("0**(-1)", "0**(-2)"):
+        with pytest.raises(ModelError, match=r"division by zero \(0 to a negative power\)"):
+            parse_expression(text)
     with pytest.raises(ModelError, match="q = 0"):
         parse_expression("Rational(1, 0)")
     with pytest.raises(ModelError, match="not a rate name"):
