@@ -8,6 +8,7 @@ derivative there."""
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -95,3 +96,57 @@ def test_of_total_takes_the_short_route_to_the_same_derivatives(discipline, caps
     assert list(runs[1]["gradient"]) == ["total"]
     assert runs[1]["gradient"]["total"] == runs[0]["gradient"]["total"]
     assert runs[1]["value"]["total"] == runs[0]["value"]["total"]
+
+
+N_BOUNDARY = ["optimize", "n", "mean-response-time", "--set", "lambda_1=1/4", "--set",
+              "lambda_2=1/4", "--budget", "mu_1 + mu_2 = 2", "--digits", "12"]
+
+
+def test_optimize_reports_a_rate_driven_to_zero_as_an_unattained_infimum(capsys):
+    """Collaborative N: all capacity on the server of both classes; mu_2 -> 0 is an infimum.
+    At mu_1 = 2, mu_2 = 0 the system is an M/M/1 queue of rate 2 and load 1/2: T = 1/(2 - 1/2),
+    dT/dmu_1 = -1/(3/2)^2 = -4/9; dT/dmu_2 = -124/441 (the N formula's limit), so
+    dT/dmu_2 - nu = 8/49 >= 0: moving capacity onto server 2 does not help."""
+    assert main(N_BOUNDARY) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "mu_1 = 2.00000000000"
+    assert lines[1].startswith("mu_2 -> 0 (at its bound (0)") and "not attained" in lines[1]
+    assert lines[2] == "infimum mean-response-time (total) = 0.666666666667 (not attained)"
+    assert lines[3].endswith("dQ/dmu_2 - nu = 8/49 = 0.163265306122 >= 0")
+    assert lines[4].endswith("(nu = -0.444444444444); at a bound: mu_2 -> 0; certified")
+    assert not re.search(r"\d\.\d+e-\d", "\n".join(lines))  # no meaningless tiny rate
+    assert main([*N_BOUNDARY, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["at_lower_limit"] == ["mu_2"] and data["attained"] is False and data["kkt"]
+    # the limit values: exact, and equal to the one-sided limit of the engine's exact values
+    from symq.commands.optimize import optimize
+    out = optimize(symq.model("n"), "mean-response-time", "collaborative",
+                   {"lambda_1": "1/4", "lambda_2": "1/4"}, ["mu_1", "mu_2"], Fraction(2), digits=12)
+    assert out["value"] == Fraction(2, 3) and out["multiplier"] == Fraction(-4, 9)
+    assert out["gradient"]["mu_2"] == Fraction(-124, 441)
+    eps = Fraction(1, 10 ** 9)
+    near = symq.gradient("n", "mean-response-time", values={"lambda_1": "1/4", "lambda_2": "1/4",
+                         "mu_1": str(2 - eps), "mu_2": str(eps)}, exact=True, labels=["total"])
+    assert abs(near.value("total") - out["value"]) < 10 * eps
+    assert abs(near.derivative("total", "mu_2") - out["gradient"]["mu_2"]) < 10 * eps
+
+
+def test_the_bound_sign_check_fails_when_the_limit_is_not_a_minimum(monkeypatch):
+    """Must-fail: a wrong sign on dT/dmu_1 at the limit (nu = +4/9 > dT/dmu_2) is refused."""
+    import symq.commands.optimize as opt
+    import importlib
+    dmod = importlib.import_module("symq.engines.formulas.derivative")
+    real_derivative = dmod.derivative
+
+    class Negated:
+        def __init__(self, f):
+            self.f = f
+
+        def at(self, point):
+            return {k: (-v if k.endswith("d/dmu_1") else v) for k, v in self.f.at(point).items()}
+    monkeypatch.setattr(dmod, "derivative", lambda f, names: Negated(real_derivative(f, names)))
+    out = opt.optimize(symq.model("n"), "mean-response-time", "collaborative",
+                       {"lambda_1": "1/4", "lambda_2": "1/4"}, ["mu_1", "mu_2"], Fraction(2),
+                       digits=12)
+    assert out["limit"] == ["mu_2"] and not out["kkt"]
+    assert out["limit_note"] == "the KKT conditions fail at the limit point"

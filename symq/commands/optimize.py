@@ -421,9 +421,75 @@ def optimize(base, quantity, discipline, fixed, budget, total, weights=None, bou
     signs = all((g[i] >= nu) if (lo[i] is not None and x[i] == lo[i]) else (g[i] <= nu)
                 for i in active)
     kkt = signs and residual <= abs(nu) / 10 ** digits
-    return {"x": dict(zip(budget, x)), "value": value, "gradient": dict(zip(budget, g)),
-            "multiplier": nu, "residual": residual, "active": [budget[i] for i in sorted(active)],
-            "kkt": kkt, "steps": steps, "evaluations": f.evaluations}
+    out = {"x": dict(zip(budget, x)), "value": value, "gradient": dict(zip(budget, g)),
+           "multiplier": nu, "residual": residual, "active": [budget[i] for i in sorted(active)],
+           "kkt": kkt, "steps": steps, "evaluations": f.evaluations, "limit": [],
+           "limit_note": None}
+    # a rate without a positive lower bound that the iteration drove towards 0: the infimum
+    # is the limit mu -> 0 (a zero rate is not a model); check the KKT conditions there
+    drift = [i for i in free if (lo[i] is None or lo[i] <= 0)
+             and x[i] * 10 ** (digits // 2 + 2) < total]
+    if drift and len(drift) < len(free):
+        out.update(_limit_point(base, quantity, discipline, fixed, budget, total, x, g, drift,
+                                [i for i in free if i not in drift], active, lo, weights, digits))
+    return out
+
+
+def _limit_point(base, quantity, discipline, fixed, budget, total, x, g, drift, free, active,
+                 lo, weights, digits) -> dict[str, Any]:
+    r"""The KKT check at the boundary point where the rates ``drift`` are 0: the quantity and its
+    gradient there are the limits of the exact rational functions (the structured formula and its
+    derivative formula, :mod:`symq.engines.formulas.derivative`, evaluated exactly at the limit
+    point, which the subset DPs cannot take since a zero rate is not a model). Certified when the
+    limit point is stable, the free rates' derivatives are equal to a relative
+    $10^{-\text{digits}}$ and every rate at 0 has $\partial Q/\partial x_i\ge\nu$ exactly
+    (moving capacity onto it does not help)."""
+    y = list(x)
+    moved = sum(y[i] for i in drift)
+    for i in drift:
+        y[i] = Fraction(0)
+    y[max(free, key=lambda i: y[i])] += moved
+    base_out = {"limit": [budget[i] for i in drift], "kkt": False}
+    point = {**fixed, **{n: str(v) for n, v in zip(budget, y)}}
+    try:
+        import sympy
+        from symq import solve
+        from symq.engines.formulas.derivative import derivative
+        from symq.models.stability import stability_conditions
+        result = solve(base, quantity, discipline)
+        if result.formula is None:
+            raise ModelError("no structured formula")
+        rels = stability_conditions(result.model).relations()
+        names = {s.name: s for r in rels for s in r.free_symbols}
+        subs = {names[n]: sympy.Rational(v) for n, v in point.items() if n in names}
+        if not all(bool(r.subs(subs)) for r in rels):
+            return {**base_out, "limit_note": "the limit point is unstable"}
+        values = result.formula.at(point)
+        slopes = derivative(result.formula, budget).at(point)
+    except (ModelError, ZeroDivisionError, ValueError, TypeError) as exc:
+        return {**base_out, "limit_note": f"no exact value at the limit ({exc})"}
+
+    def q(label: str) -> Fraction:
+        v = sympy.Rational(values[label] if label in values else values)
+        return Fraction(int(v.p), int(v.q))
+
+    def d(label: str, n: str) -> Fraction:
+        v = sympy.Rational(slopes[f"{label} d/d{n}"])
+        return Fraction(int(v.p), int(v.q))
+    if weights:
+        value = sum(w * q(f"class {c}") for c, w in weights.items())
+        grad = [sum(w * d(f"class {c}", n) for c, w in weights.items()) for n in budget]
+    else:
+        value, grad = q("total"), [d("total", n) for n in budget]
+    nu = sum(grad[i] for i in free) / len(free)
+    residual = max((abs(grad[i] - nu) for i in free), default=Fraction(0))
+    signs = all(grad[i] >= nu for i in drift) and all(
+        (grad[i] >= nu) if (lo[i] is not None and y[i] == lo[i]) else (grad[i] <= nu)
+        for i in active)
+    kkt = signs and residual <= abs(nu) / 10 ** digits
+    return {**base_out, "x": dict(zip(budget, y)), "value": value, "gradient": dict(zip(budget, grad)), "multiplier": nu,
+            "residual": residual, "kkt": kkt,
+            "limit_note": None if kkt else "the KKT conditions fail at the limit point"}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -500,17 +566,44 @@ def run(args: argparse.Namespace) -> int:
                    "value": round_fraction(out["value"], args.digits),
                    "multiplier": round_fraction(out["multiplier"], args.digits),
                    "residual": str(float(out["residual"])), "active": out["active"],
-                   "kkt": out["kkt"], "steps": out["steps"]})
+                   "kkt": out["kkt"], "steps": out["steps"],
+                   "at_lower_limit": out["limit"], "attained": not out["limit"],
+                   "limit_note": out["limit_note"]})
         return 0
+    limit = out["limit"]
     for n, v in out["x"].items():
-        print(f"{n} = {round_fraction(v, args.digits)}")
-    print(f"minimum {args.quantity} ({what}) = {round_fraction(out['value'], args.digits)}")
+        if n in limit:
+            print(f"{n} -> 0 (at its bound (0): the infimum is approached as {n} -> 0, "
+                  "not attained)")
+        else:
+            print(f"{n} = {round_fraction(v, args.digits)}")
+    if limit and out["limit_note"] is None:
+        print(f"infimum {args.quantity} ({what}) = {round_fraction(out['value'], args.digits)}"
+              " (not attained)")
+    else:
+        print(f"minimum {args.quantity} ({what}) = {round_fraction(out['value'], args.digits)}")
+    if limit and out["limit_note"] is not None:
+        print(f"KKT at the limit {', '.join(n + ' -> 0' for n in limit)}: not checked: "
+              f"{out['limit_note']}; NOT certified")
+        return 0
+    for n in limit:
+        gap = out["gradient"][n] - out["multiplier"]
+        print(f"KKT at the bound {n} -> 0 (exact, the formula's limit): dQ/d{n} - nu = "
+              f"{_exact_text(gap, args.digits)} {'>=' if gap >= 0 else '<'} 0")
     state = "certified" if out["kkt"] else "NOT certified (raise --digits or check the bounds)"
     bound = f"1e-{args.digits}"
-    act = f"; at a bound: {', '.join(out['active'])}" if out["active"] else ""
+    act = [*out["active"], *(n + " -> 0" for n in limit)]
+    act_text = f"; at a bound: {', '.join(act)}" if act else ""
     print(f"KKT: dQ/dmu equal on the free rates to {bound} (nu = "
-          f"{round_fraction(out['multiplier'], args.digits)}){act}; {state}")
+          f"{round_fraction(out['multiplier'], args.digits)}){act_text}; {state}")
     return 0
+
+
+def _exact_text(v: Fraction, digits: int) -> str:
+    """A short exact rational as ``p/q = decimal``; a long one as its decimal."""
+    from symq.arithmetic.numeric import round_fraction
+    dec = round_fraction(v, digits)
+    return f"{v} = {dec}" if len(str(v)) <= 40 else dec
 
 
 def _rank(args: argparse.Namespace, base: Any, values: dict) -> int:
