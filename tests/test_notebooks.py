@@ -46,6 +46,13 @@ def test_notebook_runs(path):
     if path.stem == "theorem-sweep":
         assert "(10, 10, 0, 0)" in text          # every graph passes the theorem
         assert "(True, False)" in text            # and the wrong closed form is caught
+    if path.stem == "design-study":
+        html = "\n".join(str(out.get("data", {}).get("text/html", "")) for out in outputs)
+        # exact gains -dT/dmu_s (docs/sensitivities.md: W collaborative 0.798824344561) and ranks
+        assert "<td>0.798824 (1)</td>" in html and "<td>0.791763 (2)</td>" in html
+        assert "<td>0.0393321 (5)</td><td>0.364003 (2)</td>" in html  # nested5, server 5
+        assert "'1.00329089868607'" in text and "'0.796709101313926'" in text  # the W split
+        assert "True" in text and "False" not in text  # every split KKT-certified
     if path.stem == "reference-values":
         assert "663/1216" in text and "0.54523026315789473684210526315789473684210526315789" in text
         assert any("image/png" in k for k in kinds)
