@@ -157,7 +157,7 @@ def test_sweep_line_shows_the_counterexamples(terminal):
 def test_verify_command_under_a_terminal(terminal):
     # the whole command on a pseudo-terminal (stdout and stderr both): a progress line that
     # moves from 'working' to percentages, and at the end only the command's output on screen
-    command = [sys.executable, "-m", "symq.cli", "verify", "w", "--max-jobs", "6"]
+    command = [sys.executable, "-m", "symq.cli", "verify", "w", "--max-jobs", "7"]
     process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL,
                                stdout=terminal.stream, stderr=terminal.stream)
     deadline = time.monotonic() + 120
@@ -172,8 +172,8 @@ def test_verify_command_under_a_terminal(terminal):
     assert "left" in text
     lines = [line for line in screen(text) if line.strip()]
     assert len(lines) == 1 and re.fullmatch(
-        r"w \(collaborative\), states with at most 6 jobs: 1093 states, 5464 equations "
-        r"\(1093 global, 4371 partial\), 0 nonzero residuals: OK \(\d+\.\d\d s\)", lines[0]), lines
+        r"w \(collaborative\), states with at most 7 jobs: 3280 states, 16399 equations "
+        r"\(3280 global, 13119 partial\), 0 nonzero residuals: OK \(\d+\.\d\d s\)", lines[0]), lines
 
 
 def test_time_left_does_not_count_the_preparation_before_the_first_count():

@@ -244,9 +244,9 @@ class _Orbits:
 
 
 def _latex_text(name: str) -> str:
-    if re.match(r"^[A-Za-z0-9]+$", name):
+    if re.match(r"^[0-9]+$", name):
         return name
-    if re.match(r"^[A-Za-z0-9,]+$", name):
+    if re.match(r"^[0-9,]+$", name):
         return name.replace(",", "{,}")
     from symq.display import text_latex  # the one LaTeX escaping of names (docs/security.md)
     return text_latex(name)
