@@ -16,12 +16,42 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any
+import inspect
+from typing import Any, Callable
 
 from symq.models.model import Model
 
 __all__ = ["uninformed", "nested_response_time", "tagged_job", "formulas", "structural",
            "certified", "ENGINE_FUNCTIONS"]
+
+_ROW_SECTIONS = """
+
+Parameters
+----------
+model : Model
+    The model (numeric or symbolic rates, as the row's arithmetics allow).
+quantity, discipline : str
+    The request.
+route : symq.queries.routes.Route
+    The row that selected this function.
+options : dict
+    ``digits``, ``time``, ``percentile`` and ``arithmetic`` of the request.
+
+Returns
+-------
+object
+    The result in the quantity's shape (module docstring).
+"""
+
+
+def _row(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a compute function the Parameters and Returns that every row's function shares
+    (inserted after its summary, before its Examples)."""
+    doc = inspect.cleandoc(function.__doc__ or "")
+    summary, sep, rest = doc.partition("\n\nExamples")
+    function.__doc__ = summary + _ROW_SECTIONS + "\nExamples" + rest if sep else doc + _ROW_SECTIONS
+    return function
+
 
 #: quantity -> the function of :mod:`symq.engines.normalization` that computes it
 ENGINE_FUNCTIONS = {"empty-probability": "empty_probability",
@@ -30,24 +60,9 @@ ENGINE_FUNCTIONS = {"empty-probability": "empty_probability",
                     "mean-number": "mean_number", "mean-response-time": "mean_response_time"}
 
 
+@_row
 def uninformed(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
     """Cabral's closed forms (:mod:`symq.studies.uninformed.handlers`).
-
-    Parameters
-    ----------
-    model : Model
-        The model (numeric or symbolic rates, as the row's arithmetics allow).
-    quantity, discipline : str
-        The request.
-    route : symq.queries.routes.Route
-        The row that selected this function.
-    options : dict
-        ``digits``, ``time``, ``percentile`` and ``arithmetic`` of the request.
-
-    Returns
-    -------
-    object
-        The result in the quantity's shape (module docstring).
 
     Examples
     --------
@@ -63,25 +78,10 @@ def uninformed(model: Model, quantity: str, discipline: str, route: Any, options
     return QUANTITY_HANDLERS[quantity][0](model)
 
 
+@_row
 def nested_response_time(model: Model, quantity: str, discipline: str, route: Any,
                          options: dict) -> Any:
     """The laws of :func:`symq.engines.aggregated.response_time_quantity`.
-
-    Parameters
-    ----------
-    model : Model
-        The model (numeric or symbolic rates, as the row's arithmetics allow).
-    quantity, discipline : str
-        The request.
-    route : symq.queries.routes.Route
-        The row that selected this function.
-    options : dict
-        ``digits``, ``time``, ``percentile`` and ``arithmetic`` of the request.
-
-    Returns
-    -------
-    object
-        The result in the quantity's shape (module docstring).
 
     Examples
     --------
@@ -98,28 +98,13 @@ def nested_response_time(model: Model, quantity: str, discipline: str, route: An
     return response_time_quantity(model, discipline)
 
 
+@_row
 def tagged_job(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
     """The tagged-job laws: exact formulas (:func:`symq.queries.response_time.derive_quantity`),
     the structured transform for the ``structured`` arithmetic
     (:func:`symq.engines.response_time.structured.transform_formula`), or with
     ``options["digits"]`` on numeric rates what ``symq evaluate`` prints (certified survival,
     percentiles, the serving server).
-
-    Parameters
-    ----------
-    model : Model
-        The model (numeric or symbolic rates, as the row's arithmetics allow).
-    quantity, discipline : str
-        The request.
-    route : symq.queries.routes.Route
-        The row that selected this function.
-    options : dict
-        ``digits``, ``time``, ``percentile`` and ``arithmetic`` of the request.
-
-    Returns
-    -------
-    object
-        The result in the quantity's shape (module docstring).
 
     Examples
     --------
@@ -142,24 +127,9 @@ def tagged_job(model: Model, quantity: str, discipline: str, route: Any, options
     return derive_quantity(model, quantity, discipline)
 
 
+@_row
 def formulas(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
     """The structured formula (:func:`symq.engines.formulas.structured`).
-
-    Parameters
-    ----------
-    model : Model
-        The model (numeric or symbolic rates, as the row's arithmetics allow).
-    quantity, discipline : str
-        The request.
-    route : symq.queries.routes.Route
-        The row that selected this function.
-    options : dict
-        ``digits``, ``time``, ``percentile`` and ``arithmetic`` of the request.
-
-    Returns
-    -------
-    object
-        The result in the quantity's shape (module docstring).
 
     Examples
     --------
@@ -175,25 +145,10 @@ def formulas(model: Model, quantity: str, discipline: str, route: Any, options: 
     return structured(model, quantity, discipline)
 
 
+@_row
 def structural(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
     """The exact normalization engines with ``method=route.name``
     (:func:`symq.engines.normalization.entry.values`).
-
-    Parameters
-    ----------
-    model : Model
-        The model (numeric or symbolic rates, as the row's arithmetics allow).
-    quantity, discipline : str
-        The request.
-    route : symq.queries.routes.Route
-        The row that selected this function.
-    options : dict
-        ``digits``, ``time``, ``percentile`` and ``arithmetic`` of the request.
-
-    Returns
-    -------
-    object
-        The result in the quantity's shape (module docstring).
 
     Examples
     --------
@@ -210,25 +165,10 @@ def structural(model: Model, quantity: str, discipline: str, route: Any, options
     return function(model, discipline, method=route.name)
 
 
+@_row
 def certified(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
     """Certified digits (:func:`symq.engines.normalization.certified.certified_quantity`): the
     fixed-point kernels for the ``interval`` row, balls for ``ball``.
-
-    Parameters
-    ----------
-    model : Model
-        The model (numeric or symbolic rates, as the row's arithmetics allow).
-    quantity, discipline : str
-        The request.
-    route : symq.queries.routes.Route
-        The row that selected this function.
-    options : dict
-        ``digits``, ``time``, ``percentile`` and ``arithmetic`` of the request.
-
-    Returns
-    -------
-    object
-        The result in the quantity's shape (module docstring).
 
     Examples
     --------
