@@ -347,6 +347,9 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
         notes.append(f"certified digits failed ({error}); the exact route answered")
         arithmetic = "exact"
         route = select(model, quantity, discipline, arithmetic, "auto")
+        _check_work(route, model, quantity, discipline, arithmetic,  # the exact route's own
+                    f"{what} (exact, after certified digits failed: {error})",
+                    _limits(max_work, no_limits, limits))
         raw = route.function()(model, quantity, discipline, route, options)
     result = Result(model, quantity, discipline, digits if model.is_numeric else None,
                     route.name, route.method(model, quantity, discipline), arithmetic,
