@@ -1,5 +1,5 @@
 r"""Exact arithmetic for symq: one place that converts sympy values into exact rationals
-(python-flint's ``fmpq`` when it is installed, else :class:`fractions.Fraction`) or into the field
+(python-flint's ``fmpq``, a core dependency; :class:`fractions.Fraction` if it cannot be imported) or into the field
 of rational functions $\mathbb{Q}(\lambda,\mu,\dots)$ of sympy's sparse polynomials, and back.
 Every exact algorithm of the library (the subset DPs, the balance residuals, the routings, the
 stability max-flow) converts its rates with this module, so one rule decides what is exact: a sympy
@@ -33,7 +33,7 @@ from symq.errors import ModelError, UnsupportedError
 __all__ = ["to_fraction", "to_sympy", "rational", "exact_arithmetic", "ExactField",
            "fraction_field", "flint_module", "HAVE_FLINT"]
 
-try:  # optional fast exact rationals (the ``fast`` extra)
+try:  # python-flint fmpq, a core dependency (Fraction if it cannot be imported)
     from flint import fmpq as _fmpq
 except ImportError:  # pragma: no cover - depends on the environment
     _fmpq = None
@@ -61,7 +61,7 @@ def exact_arithmetic() -> str:
 
 
 def flint_module() -> Any:
-    r"""The ``flint`` module (python-flint, the ``fast`` extra) or ``None`` when it is not installed.
+    r"""The ``flint`` module (python-flint, a core dependency) or ``None`` when it cannot be imported.
 
     Returns
     -------

@@ -41,7 +41,7 @@ __all__ = ["BalanceReport", "BalanceFailure", "balance_residuals", "verify", "bu
 VERIFY_DISCIPLINES = DISCIPLINES + ("dbm", "dbma")
 
 _FACTORED_RESIDUALS = 12
-#: use python-flint for polynomial sums when it is installed (same results, much faster)
+#: python-flint for polynomial sums (a core dependency; same results as sympy, much faster)
 USE_FLINT = True  # residuals shown factored; later ones are shown as they come
 
 

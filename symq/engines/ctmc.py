@@ -117,7 +117,7 @@ def stationary_distribution(chain: MarkovChain, exact: bool = True) -> dict[Stat
 
     ``exact=True``: GTH state reduction on Fractions (rates must be exact; for chains up to a few
     hundred states). ``exact=False``: floats, by a sparse LU solve of the balance equations with
-    scipy when it is installed (the ``test`` extra has it), else by GTH on floats.
+    scipy (a core dependency), else by GTH on floats.
 
     Parameters
     ----------

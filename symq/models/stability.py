@@ -391,7 +391,7 @@ def _violations(unions: list[int], mu_int: list[int], classes: list[tuple[int, i
         return unions
     try:
         import numpy as np
-    except ImportError:  # pragma: no cover - numpy is in the test extra
+    except ImportError:  # pragma: no cover - numpy is a core dependency
         return unions
     if len(mu_int) > 62 or max(sum(mu_int), sum(r for _, r in classes)) >= 2 ** 62:
         return unions

@@ -62,8 +62,8 @@ class BallField:
     def __init__(self) -> None:
         flint = flint_module()
         if flint is None:  # pragma: no cover - depends on the environment
-            raise UnsupportedError("certified digits need python-flint (pip install "
-                                   "'symq[fast]'); use exact rationals instead")
+            raise UnsupportedError("certified digits need python-flint, a core dependency of "
+                                   "symq: reinstall symq (pip install -e .)")
         self._arb, self._fmpq = flint.arb, flint.fmpq
         self.zero = self._arb(0)
         self.one = self._arb(1)

@@ -154,7 +154,7 @@ def _integer_class_sums(weight: dict[int, Any], per_rate: dict[int, Any], masks:
     try:
         import numpy as np
         from flint import fmpq, fmpz
-    except ImportError:  # pragma: no cover - numpy is in the test extra, flint gives fmpq
+    except ImportError:  # pragma: no cover - numpy and python-flint are core dependencies
         return None
     ys, hs = list(weight), list(weight.values())
     if not ys or max(ys) >= 1 << 62:  # int64 masks

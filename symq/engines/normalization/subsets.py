@@ -176,7 +176,7 @@ def union_rates(graph: "SubsetGraph", order: list[int]) -> tuple[list[int], list
     bound = max(sum(mu_int), sum(lam_int))
     try:
         import numpy as np
-    except ImportError:  # pragma: no cover - numpy is in the test extra
+    except ImportError:  # pragma: no cover - numpy is a core dependency
         np = None
     if np is None or bound >= 2 ** 62 or graph.size > 62:
         mus = [sum(mu_int[j] for j in bits(x)) for x in order]

@@ -3,7 +3,7 @@ Written from the verbal model alone (an arrival compares $s(q_1+1)$ with $q_2+1$
 queue 1 with probability $q$; server $k$ completes at rate $\mu_k$), without anything from the
 compensation approach, and solved in double precision with scipy's sparse LU, refined once. The
 tests, the benchmark and ``derivations/sed_compensation.py`` check the compensation series
-against it. numpy and scipy are needed (the ``test`` extra has them).
+against it. numpy and scipy are core dependencies.
 """
 
 from __future__ import annotations
