@@ -159,11 +159,6 @@ def _nested_response(model: Model, discipline: str) -> str | None:
             "one service rate per class")
 
 
-def _components(model: Model) -> bool:
-    from symq.engines.normalization.structured import components
-    return len(components(model)) > 1
-
-
 def _redundancy(model: Model) -> bool:
     from symq.engines.normalization.structured import is_symmetric_redundancy
     return is_symmetric_redundancy(model)
@@ -366,11 +361,10 @@ def route_named(name: str) -> Route:
 
 def _structural_default(route: Route, model: Model, discipline: str) -> str | None:
     """For the structural rows chosen automatically: does the structure pick this one?"""
-    if route.name in ("redundancy", "nested", "ring"):
-        if _structure(model, discipline) != route.name:
-            return f"the model's structure picks {_structure(model, discipline)!r}"
-    if route.name == "subset-dp" and _structure(model, discipline) != "subset-dp":
-        return f"the model's structure picks {_structure(model, discipline)!r}"
+    if route.name in ("redundancy", "nested", "ring", "subset-dp"):
+        picked = _structure(model, discipline)
+        if picked != route.name:
+            return f"the model's structure picks {picked!r}"
     return None
 
 
@@ -427,7 +421,6 @@ def select(model: Model, quantity: str, discipline: str, arithmetic: str,
         if why is None:
             return route
         raise ModelError(f"method {method!r} does not apply: {why}")
-    reasons = []
     for route in ROUTES:
         if route.forced:
             continue
@@ -435,7 +428,6 @@ def select(model: Model, quantity: str, discipline: str, arithmetic: str,
             _structural_default(route, model, discipline)
         if why is None:
             return route
-        reasons.append(f"{route.name}: {why}")
     raise UnsupportedError(f"{quantity} under discipline {discipline!r} in {arithmetic} "
                            f"arithmetic is not available for model {model.name or 'given'}")
 
