@@ -10,6 +10,7 @@ the route whose compute function actually ran.
 """
 
 import json
+import re
 from pathlib import Path
 from fractions import Fraction
 
@@ -249,3 +250,14 @@ def test_evaluate_of_a_result_gives_the_digits_asked_for():
         assert len(again["total"].value.replace("0.", "", 1)) == 45
     with pytest.raises(symq.ModelError, match="numeric values already"):
         symq.evaluate(exact, {"lambda_1": "1/2"})
+
+
+def test_a_result_table_in_jupyter_has_a_caption_with_the_rates():
+    result = symq.solve(symq.example_model("n"), "mean-number", "alis", digits=6)
+    html = result._repr_html_()
+    caption = ("mean-number, alis (route subset-dp, exact); rates: class 1 1/4, class 2 1/4; "
+               "server 1 1, server 2 1")
+    assert f"<caption>{caption}</caption>" in html
+    rows = dict(re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td></tr>", html))
+    assert rows == {label or "value": leaf.value for label, leaf in result.leaves()}
+    assert rows["per_class 1"] == "0.361702"  # 17/47

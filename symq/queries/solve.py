@@ -141,10 +141,33 @@ class Result:
                               for label, leaf in self.leaves())
         return f"$\\begin{{array}}{{ll}} {rows} \\end{{array}}$"
 
+    def caption(self) -> str:
+        """What a table of this result shows: quantity, discipline, route and arithmetic, and
+        for numeric rates the rates (``lambda_1 = 3/10, ...``).
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import symq
+        >>> print(symq.solve(symq.example_model("n"), "mean-number", digits=5).caption())
+        mean-number, collaborative (route nested, exact); rates: class 1 1/4, class 2 1/4; server 1 1, server 2 1
+
+        Running time: O(J + M).
+        """
+        text = f"{self.quantity}, {self.discipline} (route {self.route}, {self.arithmetic})"
+        if self.model.is_numeric:
+            from symq.display import printable
+            lam = ", ".join(f"class {printable(c)} {r}" for c, r in self.model.arrival_rates.items())
+            mu = ", ".join(f"server {printable(s)} {r}" for s, r in self.model.service_rates.items())
+            text += f"; rates: {lam}; {mu}"
+        return text
+
     def _repr_html_(self) -> str:
         from html import escape
-        caption = escape(f"{self.quantity}, {self.discipline} (route {self.route}, "
-                         f"{self.arithmetic})")
+        caption = escape(self.caption())
         if self.formula is not None:
             lines = "\n".join(f"{d.name} = {self.formula.text(d)}"
                               for d in self.formula.definitions)
