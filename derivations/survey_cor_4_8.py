@@ -13,7 +13,7 @@ Routes, on N, W and the nested example with equal server rates, exact rational r
    collaborative law of Thm 3.9, times the service LST), theta = 1/2 and 2.
 2. Unconditional mean: E T_i of the mixture (symq.engines.nested.nested_noncollaborative_response_time with
    the busy-set law summed from symq.engines.aggregated.busy_order_probability) equals the ALIS mean
-   response time of the exact subset DP of symq.engines.normalization (matching rates, docs/theory-subset-dp.md §4.7, no
+   response time of the exact subset DP of symq.engines.normalization (matching rates, docs/theory-subset-dp.md §2.7, no
    nesting used), exactly.
 3. Unconditional law: its LST equals, as a rational function at theta = 1/2 and 2, the
    independent mixture over *ordered* busy vectors (corrected Thm 5.4, symq.engines.aggregated.

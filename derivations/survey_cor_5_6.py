@@ -4,7 +4,7 @@ Printed: given the classes d_l of the jobs in service seen on arrival, the time 
 job first gets a server is T_iQ(d_l) = I(i in R(d_l)) sum_{j >= f} T^{M/M/1}(lambda_i, mu(d_j) -
 lambda(R(d_j)) + lambda_i), a hypoexponential with rates r(S(d_1..d_j)), j = f..l, where
 f = arg min{j : i in R(d_j)} "= arg max{j : S(d_j) u S(i) != 0}". Two defects
-(docs/theory-subset-dp.md §4.5): the arg max form is not the arg min form (with "u" it is
+(docs/theory-subset-dp.md §2.5): the arg max form is not the arg min form (with "u" it is
 always l; read as an intersection it is the last job in service that uses a server of S_i, e.g.
 2 instead of 1 for class 1 and d = (1, 3) in W); and, like Thm 5.4, the law is false
 conditionally on d (it holds as the mixture of Cor 5.7, survey_cor_5_7.py).

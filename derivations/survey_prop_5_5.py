@@ -5,7 +5,7 @@ j-th and the next job in service. Printed: for d with d_i not in d_{i-1} (distin
 pi^C'(d_l, n_l) = pi^C(0) prod_j lambda_{d_j}/mu(d_j) alpha(d_j)^{n_j}, mu(d_j) = mu(S(d_1..d_j)),
 alpha(d_j) = lambda(R(S(d_1..d_j)))/mu(d_j). The formula is right, but the validity condition is
 too weak: a job is in service only if some server of its set is not taken by older jobs, i.e.
-S_{d_i} not inside S(d_1..d_{i-1}) (docs/theory-subset-dp.md §4.5). In W, d = (3, 1)
+S_{d_i} not inside S(d_1..d_{i-1}) (docs/theory-subset-dp.md §2.5). In W, d = (3, 1)
 satisfies the printed condition but has probability 0 (class 3 takes both servers).
 
 Independent route: the exact stationary law (GTH in rationals) of the truncated collaborative

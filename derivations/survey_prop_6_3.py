@@ -6,7 +6,7 @@ pi(0)/pi_{|-k}(0) and L_{.|-k} the means of the reduced system |-k. The per-clas
 the wrong servers: every k in S_i removes class i from |-k, so each term vanishes and the
 printed L_i is lambda_i/(mu - lambda), the all-busy value. The survey defines S-bar_i (the
 servers that cannot serve i) just before; with k not in S_i the formula is right
-(docs/theory-subset-dp.md §4.6). The total-L form is right as printed.
+(docs/theory-subset-dp.md §2.6). The total-L form is right as printed.
 
 Routes: both recursions are written here (memoized over reduced systems, psi_k from the
 server-removal recursion of Prop 6.2) and compared with (1) the exact mean numbers of

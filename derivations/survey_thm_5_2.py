@@ -3,7 +3,7 @@
 As printed: pi^ALIS'(s, b, n) = pi^ALIS(0, 0) prod_j alpha(R(b_j))^{n_j} / (prod_j mu(b_j)
 prod_j lambda(s_1..s_j)), with pi^ALIS(0, 0) Thm 3.9's constant, the probability that all
 servers are busy and no job waits. Garbled: the numerators are lost. The corrected form
-(docs/theory-subset-dp.md §4.2, symq.engines.aggregated.alis_partial_law) is
+(docs/theory-subset-dp.md §2.2, symq.engines.aggregated.alis_partial_law) is
 pi'(s, b, n) = pi(0, 0) prod_j mu_{b_j}/mu(b_j) alpha(b_j)^{n_j} prod_j mu_{s_j}/lambda(s_1..s_j),
 s_1 idle longest. Since b and s together list every server once, the printed form is
 proportional to it, off by the constant prod_m mu_m: it fails exactly where that constant

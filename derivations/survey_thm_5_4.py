@@ -4,7 +4,7 @@ As printed: the queueing time of a class-i job that sees the busy servers b_l in
 their jobs is T_iQ(b_l) = I(i in R(b_l)) sum_{j >= f} T^{M/M/1}(lambda_i, mu(b_j) - lambda(R(b_j)) +
 lambda_i), i.e. given b it is the hypoexponential with rates r(B_j) = mu(B_j) - lambda(R(B_j)),
 j = f..l, f = min{j : S_i subseteq B_j}. As a conditional law this is false; the unconditional
-queueing time *is* the P(b)-mixture of these laws (docs/theory-subset-dp.md §4.4).
+queueing time *is* the P(b)-mixture of these laws (docs/theory-subset-dp.md §2.4).
 
 Independent route ("tagged job"): under FCFS the wait depends only on the waiting jobs ahead and
 the busy set (a later arrival only takes idle servers, which no job ahead can use), so given them
@@ -17,7 +17,7 @@ with the exact omitted mass this gives a rigorous interval for E[exp(-theta T_iQ
    S_i inside B_l, the printed LST at theta = 1/2 and 2 is compared with the interval; it must be
    outside in at least one case for the printed statement to fail (it is: N, class 1, b = (1, 2)).
 2. Unconditional: the mixture sum_b P(b) (printed law given b) (symq.engines.aggregated.waiting_time_law,
-   with P(b) of docs/theory-subset-dp.md §4.1) must lie in the mixture of the intervals, and equal the one-DP LST
+   with P(b) of docs/theory-subset-dp.md §2.1) must lie in the mixture of the intervals, and equal the one-DP LST
    symq.engines.aggregated.waiting_time_lst exactly.
 
 Run: ``python derivations/survey_thm_5_4.py``

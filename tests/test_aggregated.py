@@ -138,7 +138,7 @@ def test_cor_5_3_normalized_numeric():
 
 
 def test_rais_busy_weights_are_products_of_activation_rates():
-    """docs/theory-subset-dp.md §4.8: Phi({1}) = 4/15, Phi({2}) = 7/30, Phi({1,2}) = 7/75 for W."""
+    """docs/theory-subset-dp.md §2.9: Phi({1}) = 4/15, Phi({2}) = 7/30, Phi({1,2}) = 7/75 for W."""
     w = _w()
     assert [ag.rais_busy_weight(w, b) for b in (["1"], ["2"], ["1", "2"])] == \
         [R(4, 15), R(7, 30), R(7, 75)]
@@ -163,7 +163,7 @@ def test_thm_5_4_as_printed_is_false_conditionally():
     (_n, "1", R(3, 71) * (152 * THETA**2 + 454 * THETA + 355) / ((4 * THETA + 3) * (4 * THETA + 5)),
      R(57, 142))])
 def test_thm_5_4_corrected_waiting_time(make, job_class, lst, atom):
-    """docs/theory-subset-dp.md §4.4: the P(b)-mixture, the one-DP LST and the published closed forms agree; the
+    """docs/theory-subset-dp.md §2.4: the P(b)-mixture, the one-DP LST and the published closed forms agree; the
     mean is L^Q / lambda (Little)."""
     model = make()
     law = ag.waiting_time_law(model, job_class)

@@ -210,7 +210,7 @@ service_rate = "1"
 
 def test_cor_4_7_and_4_8_mixture_equals_thm_5_4_corrected():
     """Nested noncollaborative, equal rates: the busy-set mixture of the Cor 4.7 laws (given
-    the unordered busy set) equals the ordered-busy mixture of docs/theory-subset-dp.md §4.4, and its mean plus the
+    the unordered busy set) equals the ordered-busy mixture of docs/theory-subset-dp.md §2.4, and its mean plus the
     service mean is the mean response time."""
     m = symq.model("w").substitute({"lambda_1": "1/5", "lambda_2": "1/10", "lambda_3": "3/10",
                                     "mu_1": "1", "mu_2": "1"})

@@ -41,7 +41,7 @@ def cycle3():
 # ---------------------------------------------------------------------------- published values
 @pytest.mark.parametrize("discipline", ["alis", "rais"])
 def test_w_model_published_values(discipline):
-    """docs/theory-subset-dp.md §4.8, W model: P(empty), T_c, P(server busy)."""
+    """docs/theory-subset-dp.md §2.9, W model: P(empty), T_c, P(server busy)."""
     w = symq.model("w").substitute(W_VALUES)
     assert nz.empty_probability(w, discipline) == R(663, 1216)
     t = nz.mean_response_time(w, discipline)["per_class"]
@@ -65,7 +65,7 @@ def test_n_model_published_values(discipline):
 
 @pytest.mark.parametrize("discipline", ["alis", "rais"])
 def test_three_cycle_published_values(discipline):
-    """docs/theory-subset-dp.md §4.8, 3-cycle with the canonical routing (per-class T depends on the routing)."""
+    """docs/theory-subset-dp.md §2.9, 3-cycle with the canonical routing (per-class T depends on the routing)."""
     m = cycle3()
     assert nz.empty_probability(m, discipline) == R(1000824, 4404029)
     assert nz.mean_response_time(m, discipline)["per_class"] == {
@@ -73,7 +73,7 @@ def test_three_cycle_published_values(discipline):
 
 
 def test_collaborative_published_means():
-    """docs/theory-subset-dp.md §4.6 and §4.8: corrected Prop 6.3 on N and W."""
+    """docs/theory-subset-dp.md §2.6 and §2.9: corrected Prop 6.3 on N and W."""
     n = symq.model("n").substitute(N_VALUES)
     assert nz.mean_number(n)["per_class"] == {"1": R(41, 35), "2": R(2, 5)}
     w = symq.model("w").substitute(W_VALUES)
@@ -210,7 +210,7 @@ def test_alis_and_rais_routes_agree_symbolically_on_w():
                                          arrival_rates={"1": "1/5", "2": "1/3", "3": "1/4"},
                                          service_rates={"1": 1, "2": "1/2", "3": "3/4"})])
 def test_internal_identities(model):
-    """docs/theory-subset-dp.md §4.7 built-in checks: sum_s r_cs = lambda_c; sum_c r_cs/mu_s = P(s busy);
+    """docs/theory-subset-dp.md §2.7 built-in checks: sum_s r_cs = lambda_c; sum_c r_cs/mu_s = P(s busy);
     hat H(B) = mu^x(B) D(B); RAIS queue means (D_c) = ALIS queue means (H_c, Omega)."""
     graph = SubsetGraph(model)
     tables = IdleTables(graph)

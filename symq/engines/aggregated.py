@@ -4,7 +4,7 @@ corrected), the collaborative partial law (Prop 5.5, corrected validity conditio
 idle orders (Cor 5.3), the waiting-time law as a mixture over busy orders (Thm 5.4 read
 correctly, with the printed conditional form kept for comparison) and the balance function of
 Thm 6.1, in the notation of docs/theory-subset-dp.md. Which function implements which statement,
-and the corrections: see docs/theory-subset-dp.md §4.9.
+and the corrections: see docs/theory-subset-dp.md §2.8.
 
 Examples
 --------
@@ -203,7 +203,7 @@ def rais_partial_law(model: Model, busy_order: Sequence[str], queue: Sequence[in
 
 def alis_partial_law(model: Model, idle_order: Sequence[str], busy_order: Sequence[str],
                      queue: Sequence[int], normalized: bool = True) -> sympy.Expr:
-    r"""Corrected Thm 5.2, theory-subset-dp §4.2:
+    r"""Corrected Thm 5.2, theory-subset-dp §2.2:
     $\pi^{\rm ALIS}{}'(\vec s,\vec b,\vec n)=\pi(\emptyset,\emptyset)\prod_j\frac{\mu_{b_j}}{\mu(B_j)}
     \alpha(B_j)^{n_j}\prod_j\frac{\mu_{s_j}}{L(s_1..s_j)}$, $s_1$ idle longest.
 
@@ -347,7 +347,7 @@ def collaborative_partial_law(model: Model, classes: Sequence[str], queue: Seque
 # ---------------------------------------------------------------------------- waiting times
 def busy_order_probability(model: Model) -> dict[tuple[str, ...], sympy.Expr]:
     r"""$P(\vec b)=\pi(\emptyset)\Phi(B)\prod_j1/r(B_j)$ for every ordered busy vector
-    (theory-subset-dp §4.1); the same under ALIS and every valid RAIS. Enumerates the $\sum_l M!/(M-l)!$ vectors: small
+    (theory-subset-dp §2.1); the same under ALIS and every valid RAIS. Enumerates the $\sum_l M!/(M-l)!$ vectors: small
     models only.
 
     Parameters
@@ -389,7 +389,7 @@ def busy_order_probability(model: Model) -> dict[tuple[str, ...], sympy.Expr]:
 def printed_conditional_waiting_time(model: Model, job_class: str,
                                      busy_order: Sequence[str]) -> ExponentialMixture:
     r"""Thm 5.4 *as printed*: $T_{iQ}\mid\vec b=I(S_i\subseteq B_l)\sum_{j\ge f}\mathrm{Exp}(r(B_j))$,
-    $f=\min\{j:S_i\subseteq B_j\}$. False as a conditional law (theory-subset-dp §4.4); true as the
+    $f=\min\{j:S_i\subseteq B_j\}$. False as a conditional law (theory-subset-dp §2.4); true as the
     mixture over $P(\vec b)$, :func:`waiting_time_law`.
 
     Parameters
@@ -427,7 +427,7 @@ def printed_conditional_waiting_time(model: Model, job_class: str,
 
 def waiting_time_law(model: Model, job_class: str) -> ExponentialMixture:
     r"""Queueing time of ``job_class`` under ALIS or any valid RAIS (Thm 5.4 corrected,
-    theory-subset-dp §4.4):
+    theory-subset-dp §2.4):
     $W_i\sim\sum_{\vec b}P(\vec b)\,\bigl(\sum_{j\ge f}\mathrm{Exp}(r(B_j))\bigr)$.
 
     Parameters
@@ -464,7 +464,7 @@ def waiting_time_law(model: Model, job_class: str) -> ExponentialMixture:
 def waiting_time_lst(model: Model, job_class: str, theta: Any = THETA) -> sympy.Expr:
     r"""$E e^{-\theta W_i}=\sum_B\Phi(B)D^\theta_i(B)/\sum_B\Phi(B)D(B)$ with
     $D^\theta_i(B)=\frac1{r(B)+\theta[S_i\subseteq B]}\sum_{s\in B}D^\theta_i(B\setminus s)$
-    (theory-subset-dp §4.4, one DP, no sum over orders).
+    (theory-subset-dp §2.4, one DP, no sum over orders).
 
     Parameters
     ----------
@@ -630,7 +630,7 @@ def response_time_applies(model: Model, discipline: str) -> bool:
 def response_time_law(model: Model, job_class: str,
                       discipline: str = "collaborative") -> ExponentialMixture:
     r"""Per-class response-time law: nested collaborative (Thm 4.5) or, under ALIS/RAIS, the
-    waiting-time mixture (theory-subset-dp §4.4) plus the independent $\mathrm{Exp}(\mu)$ service
+    waiting-time mixture (theory-subset-dp §2.4) plus the independent $\mathrm{Exp}(\mu)$ service
     of a class whose servers share the rate $\mu$ (Cor 4.8 generalised to any graph).
 
     Parameters

@@ -298,7 +298,7 @@ def nested_queueing_time_given_busy(model: Model, job_class: str,
     stationary collaborative system $\vdash(\mathcal M\setminus B)$, so
     $T_{iQ}\mid B\sim T^{M/M/1}(\lambda_i,\hat\mu_i)+\sum_{S_i\subsetneq S_j\subseteq B}
     T_Q^{M/M/1}(\lambda_j,\hat\mu_j)$. (Given the *ordered* busy servers the analogous law of
-    Thm 5.4 is false; see docs/theory-subset-dp.md §4.4.)
+    Thm 5.4 is false; see docs/theory-subset-dp.md §2.4.)
 
     Parameters
     ----------

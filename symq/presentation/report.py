@@ -248,7 +248,7 @@ _METHOD_MATH = (
     (r"\bmu_(\w+)\b", r"$\\mu_{\1}$"),
     (r"\blambda_(\w+)\b", r"$\\lambda_{\1}$"),
 )
-#: pointers to documentation files (``docs/quantities.md``, ``theory-subset-dp §4.4``): they mean
+#: pointers to documentation files (``docs/quantities.md``, ``theory-subset-dp §2.4``): they mean
 #: nothing in a stand-alone document
 _FILE_REFERENCE = re.compile(r"\s*\((?:see )?[^()]*(?:docs/|\.md\b|\.py\b|§)[^()]*\)|"
                              r"\s*(?:see )?\S*(?:docs/|\.md\b|\.py\b)\S*|\s*[\w-]+ §[\d.]+")
@@ -260,7 +260,7 @@ def _method_text(method: str) -> str:
 
     >>> print(_method_text("ring: arc weights, O(M^3) (docs/quantities.md, Ring models)"))
     ring: arc weights, $O(M^{3})$
-    >>> print(_method_text("then Exp(mu_s) service (theory-subset-dp §4.4)"))
+    >>> print(_method_text("then Exp(mu_s) service (theory-subset-dp §2.4)"))
     then $\\mathrm{Exp}(\\mu_{s})$ service
     """
     text = _FILE_REFERENCE.sub("", method)

@@ -273,7 +273,7 @@ def _nested_response_text(model: Model, quantity: str, discipline: str) -> str:
     if discipline == "collaborative":
         return "nested: independent sum of exponentials (Thm 4.5, Cor 4.4)"
     return ("wait: mixture over ordered busy servers of hypoexponentials (Thm 5.4 corrected, "
-            "theory-subset-dp §4.4) plus Exp(mu) service (Cor 4.8)"
+            "theory-subset-dp §2.4) plus Exp(mu) service (Cor 4.8)"
             + ("; routing: canonical (ALIS-averaged, theory-subset-dp §1.3)"
                if discipline == "rais" else ""))
 
