@@ -32,8 +32,9 @@ __all__ = ["gradient", "gradient_lines", "gradient_json", "arithmetic_of"]
 
 
 def arithmetic_of(model: Model, discipline: str, exact: bool | None) -> str:
-    """``"exact"`` when asked (``exact=True``) or cheap (``exact=None`` and
-    :func:`symq.engines.normalization.certified.exact_is_cheap`), else ``"ball"``.
+    """``"exact"`` when the route table chooses exact values for the model
+    (:func:`symq.queries.routes.arithmetic_for`: asked with ``exact=True``, or cheap with
+    ``exact=None``), else ``"ball"``.
 
     Parameters
     ----------
@@ -57,12 +58,11 @@ def arithmetic_of(model: Model, discipline: str, exact: bool | None) -> str:
 
     Running time: that of ``exact_is_cheap`` (at most 2000 unions counted).
     """
-    if exact is True:
-        return "exact"
-    if exact is False:
-        return "ball"
-    from symq.engines.normalization.certified import exact_is_cheap
-    return "exact" if exact_is_cheap(model, discipline) else "ball"
+    from symq.queries.routes import arithmetic_for
+    # the route table's choice for the values; the derivative sweeps have no fixed-point
+    # kernels, so both certified arithmetics run on balls
+    chosen = arithmetic_for(model, "mean-number", discipline, exact)
+    return "exact" if chosen == "exact" else "ball"
 
 
 def gradient(model: Model | str, quantity: str, discipline: str = "collaborative",
