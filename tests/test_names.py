@@ -429,3 +429,23 @@ def test_set_display_and_report_sets_are_the_same_escaping():
     from symq.presentation.latex import set_latex
     names = ["1", "a_b", "\\x", "\u00e9"]
     assert set_latex(names) == set_display(names)
+
+
+@settings(max_examples=150, deadline=None)
+@given(class_name=st.text(min_size=1, max_size=12), server_name=st.text(min_size=1, max_size=12),
+       model_name=st.text(max_size=12))
+def test_to_toml_reads_back_every_name(class_name, server_name, model_name):
+    """Model.to_toml writes names as TOML basic strings: a quote, a backslash or a control
+    character in a name gave a file that symq.load could not read (sweep counterexamples)."""
+    try:
+        model = symq.Model(compatibility={class_name: [server_name]},
+                           arrival_rates={class_name: "1/3"}, service_rates={server_name: 1},
+                           name=model_name or None)
+    except ModelError:
+        return  # a name symq refuses to build a model with
+    back = symq.loads(model.to_toml())
+    assert back.classes == model.classes and back.servers == model.servers
+    assert dict(back.compatibility) == dict(model.compatibility)
+    assert back.arrival_rates == model.arrival_rates
+    assert back.service_rates == model.service_rates
+    assert (back.name or None) == (model.name or None)

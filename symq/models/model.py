@@ -319,14 +319,44 @@ class Model:
                 f"\\end{{array}} \\quad \\text{{servers: }} {servers}$")
 
     def to_toml(self) -> str:
-        """The model as a TOML file that :func:`symq.load` reads back."""
-        lines = [f'name = "{self.name}"'] if self.name else []
+        r"""The model as a TOML file that :func:`symq.load` reads back; names of any characters
+        are written as TOML basic strings (``"``, ``\`` and control characters escaped).
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import tomllib
+        >>> m = Model(compatibility={'a"b': ["s\\1"]}, arrival_rates={'a"b': "1/2"},
+        ...           service_rates={"s\\1": 1})
+        >>> tomllib.loads(m.to_toml())["classes"]['a"b']["servers"]
+        ['s\\1']
+
+        Running time: O(J M).
+        """
+        q = _toml_string
+        lines = [f"name = {q(self.name)}"] if self.name else []
         for i in self.classes:
-            lines += ["", f'[classes."{i}"]', f'arrival_rate = "{self.arrival_rates[i]}"',
-                      "servers = [" + ", ".join(f'"{j}"' for j in self.compatibility[i]) + "]"]
+            lines += ["", f"[classes.{q(i)}]", f"arrival_rate = {q(self.arrival_rates[i])}",
+                      "servers = [" + ", ".join(q(j) for j in self.compatibility[i]) + "]"]
             if i in self.abandonment_rates:
-                lines.append(f'abandonment_rate = "{self.abandonment_rates[i]}"')
+                lines.append(f"abandonment_rate = {q(self.abandonment_rates[i])}")
         for j in self.servers:
-            lines += ["", f'[servers."{j}"]', f'service_rate = "{self.service_rates[j]}"']
+            lines += ["", f"[servers.{q(j)}]", f"service_rate = {q(self.service_rates[j])}"]
         return "\n".join(lines) + "\n"
 
+
+def _toml_string(value: object) -> str:
+    """A TOML basic string holding ``str(value)`` exactly (quote, backslash and every control
+    character escaped)."""
+    out = []
+    for c in str(value):
+        if c in '"\\':
+            out.append("\\" + c)
+        elif ord(c) < 0x20 or ord(c) == 0x7F:
+            out.append(f"\\u{ord(c):04X}")
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
