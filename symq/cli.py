@@ -10,7 +10,7 @@ import argparse
 import importlib
 import pkgutil
 import sys
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 import sympy
 
@@ -140,12 +140,6 @@ def _run_show(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------- derive / evaluate
-def _shape(result: Any, leaf) -> Any:
-    if isinstance(result, Mapping):
-        return {key: _shape(part, leaf) for key, part in result.items()}
-    return leaf(result)
-
-
 def _request_text(args: argparse.Namespace) -> str:
     """The request as the user wrote it, for the limits' messages."""
     return (f"{args.command} {args.model} {args.quantity}"
@@ -181,7 +175,7 @@ def _run_derive(args: argparse.Namespace) -> int:
     # lifted for this output only)
     with full_int_strings(), busy(f"derive {args.quantity}"):
         result = solve(model, args.quantity, args.discipline, exact=True, method=args.method,
-                       form="structured" if args.form != "expression" else "expression",
+                       form="structured",
                        limits=args, what=_request_text(args))
         if args.wrt or args.gradient:  # the chain rule through the definitions
             from symq.commands.optimize import derive_gradient
@@ -215,7 +209,7 @@ def _run_evaluate(args: argparse.Namespace) -> int:
                          "(give each with --set NAME=VALUE)")
     from symq.progress import busy
     from symq.queries.response_time import check_options
-    from symq.queries.solve import solve
+    from symq.queries.solve import map_leaves, solve
     check_options(args.quantity, args.time, args.percentile)
     if args.gradient or args.wrt:  # derivatives (docs/sensitivities.md)
         from symq.commands.optimize import evaluate_gradient
@@ -230,7 +224,7 @@ def _run_evaluate(args: argparse.Namespace) -> int:
                    "discipline": args.discipline, "route": result.route,
                    "method": result.method, "arithmetic": result.arithmetic,
                    "parameters": values, "digits": args.digits,
-                   "result": _shape(result.items, _evaluated_json(args.full_exact))})
+                   "result": map_leaves(result.items, _evaluated_json(args.full_exact))})
         return 0
     from symq.arithmetic.numeric import exact_string
     for label, value in flatten_result(result.items):

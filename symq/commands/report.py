@@ -9,7 +9,7 @@ import argparse
 from symq.models.catalog import model as load_model
 from symq.commands.common import (add_limit_arguments, add_set_argument, check_output_path, emit_json,
                      parse_settings, whole_number, write_text)
-from symq.errors import ModelError, SymqError
+from symq.errors import ModelError
 from symq.arithmetic.numeric import full_int_strings
 from symq.queries.quantities import DISCIPLINES
 from symq.presentation.report import build_report, render_latex, render_markdown

@@ -130,7 +130,7 @@ def derive_result(result: Any, form: str, want: str = "all") -> dict[str, Any]:
     if form not in FORMS:
         raise ModelError(f"unknown form {form!r}; available: {', '.join(FORMS)}")
     if result.formula is None:
-        from symq.queries.quantities import flatten_result
+        from symq.queries.solve import flatten_result, map_leaves
         exact = result.exact
         rows = flatten_result(exact)
         text = "\n".join(f"{printable(label)}: {expr}" if label else str(expr)
@@ -138,7 +138,8 @@ def derive_result(result: Any, form: str, want: str = "all") -> dict[str, Any]:
         tex = latex_rows([(label_latex(label), sympy.latex(expr)) for label, expr in rows])
         return {"form": "expanded" if form == "structured" else form, "structured": None,
                 "result": exact, "text": text, "latex": tex,
-                "json_result": _shape(exact, lambda e: {"expr": str(e), "latex": sympy.latex(e)})}
+                "json_result": map_leaves(exact, lambda e: {"expr": str(e),
+                                                            "latex": sympy.latex(e)})}
     f = result.formula
     names = f.names
     if form == "structured":
@@ -182,9 +183,3 @@ def _zip_shape(texts: Any, lates: Any) -> Any:
     if isinstance(texts, Mapping):
         return {k: _zip_shape(texts[k], lates[k]) for k in texts}
     return {"expr": texts, "latex": lates}
-
-
-def _shape(result: Any, leaf) -> Any:
-    if isinstance(result, Mapping):
-        return {key: _shape(part, leaf) for key, part in result.items()}
-    return leaf(result)

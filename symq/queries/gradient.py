@@ -25,7 +25,6 @@ from typing import Any, Iterable, Mapping
 
 import sympy
 
-from symq.errors import ModelError
 from symq.models.model import Model
 
 __all__ = ["gradient", "gradient_lines", "gradient_json", "arithmetic_of"]

@@ -31,7 +31,7 @@ from symq.arithmetic.numeric import Evaluated, decimal_string
 from symq.errors import ModelError, TooLargeError, UnsupportedError
 from symq.models.model import Model
 
-__all__ = ["solve", "Result", "flatten_result"]
+__all__ = ["solve", "Result", "flatten_result", "map_leaves"]
 
 
 @dataclass(eq=False)
@@ -90,7 +90,7 @@ class Result:
         for a mapping (``None`` where certified), the expanded values of a structured formula."""
         if self.formula is not None:
             return self.formula.expanded_values()
-        return _map(self.items, lambda leaf: leaf.exact if isinstance(leaf, Evaluated) else leaf)
+        return map_leaves(self.items, lambda leaf: leaf.exact if isinstance(leaf, Evaluated) else leaf)
 
     def __getitem__(self, key: str) -> Any:
         if not isinstance(self.items, Mapping):
@@ -108,7 +108,7 @@ class Result:
         """The JSON fields of ``symq evaluate --json`` (``result`` in the quantity's shape)."""
         return {"quantity": self.quantity, "discipline": self.discipline, "route": self.route,
                 "method": self.method, "arithmetic": self.arithmetic, "digits": self.digits,
-                "result": _map(self.items, _leaf_json)}
+                "result": map_leaves(self.items, _leaf_json)}
 
     def __str__(self) -> str:
         """A one-value result as its exact value (``663/1216``), else its decimal digits."""
@@ -231,9 +231,30 @@ def _leaf_json(leaf: Any) -> Any:
     return {"expr": str(leaf), "latex": sympy.latex(leaf)}
 
 
-def _map(shape: Any, leaf) -> Any:
+def map_leaves(shape: Any, leaf) -> Any:
+    """``shape`` (one value, or nested mappings of values, as :func:`flatten_result` reads
+    them) with ``leaf`` applied to every value, keys and nesting kept.
+
+    Parameters
+    ----------
+    shape : object or mapping
+        A result's values.
+    leaf : callable
+        Applied to each value.
+
+    Returns
+    -------
+    object or dict
+
+    Examples
+    --------
+    >>> map_leaves({"total": 1, "per_class": {"1": 2}}, lambda v: 10 * v)
+    {'total': 10, 'per_class': {'1': 20}}
+
+    Running time: O(number of values).
+    """
     if isinstance(shape, Mapping):
-        return {key: _map(part, leaf) for key, part in shape.items()}
+        return {key: map_leaves(part, leaf) for key, part in shape.items()}
     return leaf(shape)
 
 
@@ -341,18 +362,17 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
     if form not in ("structured", "expression"):
         raise ModelError(f"unknown form {form!r}; available: structured, expression")
     what = what or f"{quantity} of model {model.name or 'given'} ({discipline})"
+    limits = _limits(max_work, no_limits, limits)
     arithmetic = arithmetic_for(model, quantity, discipline, exact, form)
     if method != "auto":
         arithmetic = _forced_arithmetic(route_named(method), model, arithmetic, exact)
     route = select(model, quantity, discipline, arithmetic, method)
     if arithmetic == "structured" and "structured" not in route.arithmetics:
         arithmetic = "symbolic"
-    _check_work(route, model, quantity, discipline, arithmetic, what,
-                _limits(max_work, no_limits, limits))
+    _check_work(route, model, quantity, discipline, arithmetic, what, limits)
     if arithmetic in ("interval", "ball"):  # memory: the stored sets at the digits asked for
         from symq.queries.estimates import check_certified_memory
-        check_certified_memory(model, discipline, digits, what,
-                               _limits(max_work, no_limits, limits))
+        check_certified_memory(model, discipline, digits, what, limits)
     if model.is_numeric:
         from symq.engines.normalization.entry import check_stability_fast
         check_stability_fast(model)
@@ -371,8 +391,7 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
         arithmetic = "exact"
         route = select(model, quantity, discipline, arithmetic, "auto")
         _check_work(route, model, quantity, discipline, arithmetic,  # the exact route's own
-                    f"{what} (exact, after certified digits failed: {error})",
-                    _limits(max_work, no_limits, limits))
+                    f"{what} (exact, after certified digits failed: {error})", limits)
         raw = route.function()(model, quantity, discipline, route, options)
     result = Result(model, quantity, discipline, digits if model.is_numeric else None,
                     route.name, route.method(model, quantity, discipline), arithmetic,
@@ -380,7 +399,7 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
     if arithmetic == "structured":
         result.formula = raw
     elif model.is_numeric:
-        result.items = _in_model_order(_map(raw, lambda leaf: _evaluated(leaf, digits)), model)
+        result.items = _in_model_order(map_leaves(raw, lambda leaf: _evaluated(leaf, digits)), model)
     else:
         result.items = _in_model_order(raw, model)
     return result

@@ -39,7 +39,8 @@ import sympy
 
 from symq.errors import ModelError
 from symq.models.model import Model
-from symq.engines.formulas.arith import FactoredFunctions, at_point, evaluate_definitions, to_sympy, to_text
+from symq.engines.formulas.arith import (FactoredFunctions, at_point, evaluate_definitions,
+                                         result_degrees, to_sympy, to_text)
 from symq.engines.formulas.build import Definition, Term, build
 from symq.engines.formulas import render as _render
 from symq.engines.formulas.render import (LINE_UNITS, align_block, definition_latex,
@@ -186,16 +187,8 @@ class Structured:
 
         Running time: one univariate operation per term of every definition (milliseconds
         for 4 servers)."""
-        symbols = sorted(self.model.symbols, key=lambda s: s.name)
-        if not symbols:
-            return []
-        field = FactoredFunctions(symbols, line=True, axis=axis)
-        env = evaluate_definitions(self.definitions, field.leaf, field.number)
-        out = []
-        for _, name in self.result_names():
-            v = field.finish(env[name])
-            out.append((v.num.total_degree(), v.den.total_degree()))
-        return out
+        return result_degrees(self.definitions, [name for _, name in self.result_names()],
+                              sorted(self.model.symbols, key=lambda s: s.name), axis)
 
     def expanded_size(self) -> int:
         r"""A bound on the number of terms of the expanded results (numerators and

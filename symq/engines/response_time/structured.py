@@ -53,7 +53,7 @@ import sympy
 from symq.engines.distributions import THETA, TIME
 from symq.engines.formulas import Structured
 from symq.engines.formulas.build import Builder, Definition, Term
-from symq.engines.formulas.render import align_block, definition_latex, long_denominator, rate_latex
+from symq.engines.formulas.render import definition_latex, long_denominator, rate_latex
 from symq.engines.normalization.subsets import bits, unions
 from symq.errors import ModelError, UnsupportedError
 from symq.models.model import Model
@@ -665,17 +665,10 @@ class TransformFormula(Structured):
         """``[(numerator degree, denominator degree)]`` of the expanded results (in the rates
         and ``theta`` together), from the definitions on a random line (as
         :meth:`symq.engines.formulas.Structured.expanded_degrees`)."""
-        from symq.engines.formulas.arith import FactoredFunctions, evaluate_definitions
+        from symq.engines.formulas.arith import result_degrees
         symbols = sorted(self.model.symbols, key=lambda s: s.name)
-        if not symbols:
-            return []
-        field = FactoredFunctions(symbols + [THETA], line=True)
-        env = evaluate_definitions(self.definitions, field.leaf, field.number)
-        out = []
-        for _, name in self.result_names():
-            v = field.finish(env[name])
-            out.append((v.num.total_degree(), v.den.total_degree()))
-        return out
+        return result_degrees(self.definitions, [name for _, name in self.result_names()],
+                              symbols + [THETA] if symbols else [])
 
     def expanded_size(self) -> int:
         r"""A bound on the terms of the expanded transforms and of the expanded moments:

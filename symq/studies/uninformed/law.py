@@ -25,10 +25,11 @@ from symq.arithmetic.elementary_symmetric import elementary_symmetric_sum, eleme
 from symq.display import Math, QuantityResult
 from symq.studies.uninformed.queue import State, UninformedQueue, busy_set, uninformed_queue
 
-__all__ = ["state_weight", "normalizing_constant", "empty_probability", "state_probability",
+__all__ = ["state_weight", "uninformed_normalizing_constant", "uninformed_empty_probability",
+           "state_probability",
            "number_probability", "stationary_law", "all_busy_probability", "busy_probability",
            "busy_probability_by_states", "idle_probability", "busy_idle_probability",
-           "effective_service_rate", "mean_number", "mean_response_time"]
+           "effective_service_rate", "uninformed_mean_number", "uninformed_mean_response_time"]
 
 
 def state_weight(queue: UninformedQueue, busy: Iterable[str], queue_length: int = 0) -> sympy.Expr:
