@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from symq.errors import ModelError
+from symq.models.model import DISCIPLINES
 
 __all__ = ["register", "evaluate_gradient", "derive_gradient", "run"]
 
@@ -166,7 +167,7 @@ def register(subparsers) -> None:
     p.add_argument("model", help="built-in name or path to a TOML file")
     p.add_argument("quantity", choices=["mean-response-time", "mean-number"],
                    help="the quantity to minimise (its total, or --weight per class)")
-    p.add_argument("--discipline", choices=["collaborative", "alis", "rais"],
+    p.add_argument("--discipline", choices=list(DISCIPLINES),
                    default="collaborative")
     add_set_argument(p)
     p.add_argument("--budget", metavar="'mu_1 + mu_2 = C'",

@@ -31,6 +31,7 @@ from symq.display import printable
 from symq.errors import ModelError
 from symq.models.graphs import FILTERS
 from symq.studies.sweep import CHECKS, SweepSummary, make_executor, sweep
+from symq.models.model import DISCIPLINES
 
 __all__ = ["register", "run"]
 
@@ -86,7 +87,7 @@ def register(subparsers) -> None:
     p.add_argument("--max-jobs", type=_positive, default=None, metavar="N",
                    help="states with at most N jobs (balance, cor-5.3, empty-vs-ctmc)")
     p.add_argument("--discipline", dest="disciplines", action="append", default=[],
-                   choices=["collaborative", "alis", "rais"],
+                   choices=list(DISCIPLINES),
                    help="disciplines of the balance check (repeatable; default all three)")
     p.add_argument("--workers", type=_positive, default=None, metavar="N",
                    help="local worker processes (default: all cores; 0: run in this process)")

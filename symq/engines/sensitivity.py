@@ -41,7 +41,7 @@ from typing import Any, Iterable, Mapping
 import sympy
 
 from symq.errors import ModelError, UnsupportedError
-from symq.models.model import Model
+from symq.models.model import DISCIPLINES, Model
 
 __all__ = ["TapeField", "Sensitivities", "gradient", "rate_symbols", "OUTPUT_QUANTITIES"]
 
@@ -597,7 +597,7 @@ def gradient(model: Model | str, quantity: str, discipline: str = "collaborative
     if quantity not in OUTPUT_QUANTITIES:
         raise ModelError(f"no derivatives of {quantity!r}; available: "
                          f"{', '.join(OUTPUT_QUANTITIES)}")
-    if discipline not in ("collaborative", "alis", "rais"):
+    if discipline not in DISCIPLINES:
         raise ModelError(f"unknown discipline {discipline!r}; available: collaborative, alis, "
                          "rais")
     if model.is_empty:

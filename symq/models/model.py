@@ -24,7 +24,11 @@ import sympy
 from symq.errors import ModelError
 from symq.models.rates import check_names, check_rate, parse_rate, value_names
 
-__all__ = ["Model"]
+__all__ = ["Model", "DISCIPLINES"]
+
+#: the FCFS disciplines of a compatibility model ([GR20]_ Thm 3.3, 3.9, 3.10): collaborative
+#: (redundancy with cancel-on-completion), ALIS and RAIS; every layer above names them from here
+DISCIPLINES = ("collaborative", "alis", "rais")
 
 
 def _names(names: Iterable[Any], kind: str) -> tuple[str, ...]:

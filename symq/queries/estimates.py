@@ -19,6 +19,7 @@ from typing import Any
 
 from symq.errors import TooLargeError
 from symq.limits import LIMITS, number_text, check, limit_value
+from symq.models.model import DISCIPLINES
 
 __all__ = ["count_unions", "subset_dp_steps", "check_subset_dp", "check_expanded",
            "estimate_states", "sweep_work", "compensation_box_states", "formula_steps",
@@ -379,7 +380,7 @@ def state_bound(model, discipline: str, max_jobs: int) -> int | None:
 
     Running time: O(M) integer products (logarithms first: no huge integer is built).
     """
-    if discipline not in ("collaborative", "alis", "rais"):
+    if discipline not in DISCIPLINES:
         return None
     classes, servers = len(model.classes), len(model.servers)
     levels = max_jobs + 1

@@ -34,14 +34,8 @@ from symq.models.model import Model
 from symq.arithmetic.numeric import decimal_string
 from symq.engines.response_time.laws import DISCIPLINES, response_time_law, server_law, waiting_time_law
 
-__all__ = ["NEW_QUANTITIES", "derive_quantity", "evaluate_request", "check_options", "METHODS"]
+__all__ = ["derive_quantity", "evaluate_request", "check_options", "METHODS"]
 
-NEW_QUANTITIES = {
-    "response-time-survival": "P(T_c > t) per class (evaluate at --time T)",
-    "waiting-time": "distribution of the time before service starts, per class: LST, mean, "
-                    "variance, CDF",
-    "waiting-time-survival": "P(W_c > t) per class (evaluate at --time T)",
-}
 _KIND = {"response-time": "response", "response-time-survival": "response",
          "waiting-time": "waiting", "waiting-time-survival": "waiting"}
 

@@ -37,13 +37,11 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from symq.errors import ModelError, UnsupportedError
-from symq.models.model import Model
+from symq.models.model import DISCIPLINES, Model
 
 __all__ = ["Route", "ROUTES", "DISCIPLINES", "ARITHMETICS", "NORMALIZATION", "RESPONSE_TIME",
            "QUANTITIES", "select", "arithmetic_for", "route_named", "table_rows"]
 
-#: the disciplines ([GR20]_ Thm 3.3, 3.9, 3.10)
-DISCIPLINES = ("collaborative", "alis", "rais")
 #: the arithmetics a route may compute in (module docstring)
 ARITHMETICS = ("structured", "symbolic", "exact", "interval", "ball")
 #: the quantities of the normalization engines

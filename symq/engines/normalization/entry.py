@@ -33,7 +33,7 @@ import sympy
 
 from symq.errors import ModelError, UnsupportedError
 from symq.arithmetic.exact import to_sympy
-from symq.models.model import Model
+from symq.models.model import DISCIPLINES, Model
 from symq.models.stability import check_stability, check_union_conditions
 from symq.engines.normalization.alis import alis_values
 from symq.engines.normalization.collaborative import _server_removal, collaborative_values
@@ -45,8 +45,6 @@ __all__ = ["DISCIPLINES", "METHODS", "values", "structure_route", "empty_probabi
            "normalizing_constant", "server_idle_probability", "mean_number", "mean_response_time",
            "check_stability_fast"]
 
-#: the disciplines of the normalization DPs ([GR20]_ Thm 3.3, 3.9, 3.10)
-DISCIPLINES = ("collaborative", "alis", "rais")
 #: the values of ``method=``
 METHODS = ("auto", "subset-dp", "server-removal", "redundancy", "nested", "components",
            "ring")

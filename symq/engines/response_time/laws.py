@@ -21,7 +21,7 @@ from functools import lru_cache
 import sympy
 
 from symq.errors import ModelError
-from symq.models.model import Model
+from symq.models.model import DISCIPLINES, Model
 from symq.display import QuantityResult
 from symq.engines.response_time import collaborative, noncollaborative
 from symq.engines.response_time.law import RationalLaw, from_field_element
@@ -30,7 +30,6 @@ from symq.engines.response_time.setfunctions import SetFunctions
 __all__ = ["DISCIPLINES", "response_time_law", "waiting_time_law", "server_law", "lst",
            "field_lst"]
 
-DISCIPLINES = ("collaborative", "alis", "rais")
 KINDS = ("response", "waiting")
 
 

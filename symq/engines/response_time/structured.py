@@ -56,13 +56,12 @@ from symq.engines.formulas.build import Builder, Definition, Term
 from symq.engines.formulas.render import definition_latex, long_denominator, rate_latex
 from symq.engines.normalization.subsets import bits, unions
 from symq.errors import ModelError, UnsupportedError
-from symq.models.model import Model
+from symq.models.model import DISCIPLINES, Model
 
 __all__ = ["transform_formula", "TransformFormula", "SurvivalTerm", "KINDS"]
 
 #: the two laws: the time in system and the time before service starts
 KINDS = ("response", "waiting")
-_DISCIPLINES = ("collaborative", "alis", "rais")
 
 
 def _grouped(pairs) -> list[Term]:
@@ -1256,9 +1255,9 @@ def transform_formula(model: Model | str, kind: str = "response",
     model = as_model(model)
     if kind not in KINDS:
         raise ModelError(f"unknown kind {kind!r}; use response or waiting")
-    if discipline not in _DISCIPLINES:
+    if discipline not in DISCIPLINES:
         raise ModelError(f"unknown discipline {discipline!r}; available: "
-                         f"{', '.join(_DISCIPLINES)}")
+                         f"{', '.join(DISCIPLINES)}")
     if model.abandonment_rates:
         raise ModelError("response-time laws are for models without abandonments")
     if model.is_empty:

@@ -23,7 +23,7 @@ from typing import Any, Iterator, Mapping
 import sympy
 
 from symq.errors import UnsupportedError
-from symq.models.model import Model
+from symq.models.model import DISCIPLINES, Model
 from symq.studies.sweep.sampling import exact_rate, utilization, with_arrival_scale
 from symq.studies.sweep.verdict import Verdict
 
@@ -247,7 +247,7 @@ def balance_check(model: Model, options: Mapping[str, Any]) -> Verdict:
     except ImportError as error:
         raise UnsupportedError("check 'balance' needs symq.engines.balance.verify(model, discipline, "
                                f"max_jobs), which this symq does not have yet ({error})") from None
-    disciplines = options.get("disciplines") or ("collaborative", "alis", "rais")
+    disciplines = options.get("disciplines") or DISCIPLINES
     max_jobs = int(options.get("max_jobs") or 2)
     data: dict[str, Any] = {"max_jobs": max_jobs}
     ok = True
