@@ -23,6 +23,7 @@ from __future__ import annotations
 from argparse import Namespace
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import sympy
@@ -84,7 +85,7 @@ class Result:
         leaf = self.total if self.total is not None else self.items
         return leaf.value if isinstance(leaf, Evaluated) else None
 
-    @property
+    @cached_property
     def exact(self) -> Any:
         """The exact value: a rational or expression for one value, the shape of exact values
         for a mapping (``None`` where certified), the expanded values of a structured formula."""
