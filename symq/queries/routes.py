@@ -76,7 +76,9 @@ class Route:
     ``(limit name, work)`` for :func:`symq.limits.check` (``limit_of(name)`` is the limit in
     force, ``None`` for none; an estimate that counts stops past it and returns ``work=None``); ``compute`` is ``"module:function"``,
     imported on use; ``describe(model, quantity, discipline)`` is the sentence that ``--json``
-    prints as ``method``. ``forced`` rows are tried only when ``method=`` names them.
+    prints as ``method``, with the canonical RAIS routing named under ``rais`` unless
+    ``canonical_routing`` is false (Cabral's one class is assigned uniformly). ``forced`` rows
+    are tried only when ``method=`` names them.
     """
 
     name: str
@@ -89,6 +91,7 @@ class Route:
     summary: str
     describe: Callable[[Model, str, str], str] | None = None
     forced: bool = False
+    canonical_routing: bool = True
 
     def function(self) -> Callable[..., Any]:
         """The engine function of the route (imported now)."""
@@ -99,7 +102,7 @@ class Route:
         """The sentence naming the algorithm and its theorem (the JSON ``method``)."""
         text = self.describe(model, quantity, discipline) if self.describe else self.summary
         return text + (_RAIS_ROUTING if discipline == "rais" and "routing" not in text
-                       and self.name not in ("uninformed",) else "")
+                       and self.canonical_routing else "")
 
     def refusal(self, model: Model, quantity: str, discipline: str, arithmetic: str
                 ) -> str | None:
@@ -284,7 +287,7 @@ _NZ = "symq.queries.compute"
 ROUTES: tuple[Route, ...] = (
     Route("uninformed", NORMALIZATION, ("rais",), _EXACT, _uninformed, _uninformed_estimate,
           f"{_NZ}:uninformed", "Cabral's closed forms through P(S, k) (one fully flexible class)",
-          _uninformed_text),
+          _uninformed_text, canonical_routing=False),
     Route("nested-response-time", ("response-time",), _ALL, ("symbolic",), _nested_response,
           _closed_form_estimate, f"{_NZ}:nested_response_time",
           "sum or mixture of exponentials (Thm 4.5, Cor 4.4, Cor 4.8)", _nested_response_text),
