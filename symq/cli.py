@@ -178,7 +178,7 @@ def _run_derive(args: argparse.Namespace) -> int:
                        form="structured",
                        limits=args, what=_request_text(args))
         if args.wrt or args.gradient:  # the chain rule through the definitions
-            from symq.commands.optimize import derive_gradient
+            from symq.commands.gradient import derive_gradient
             result.formula = derive_gradient(args, result)
         if result.formula is not None and args.form != "structured":
             from symq.queries.estimates import check_expanded
@@ -212,7 +212,7 @@ def _run_evaluate(args: argparse.Namespace) -> int:
     from symq.queries.solve import map_leaves, solve
     check_options(args.quantity, args.time, args.percentile)
     if args.gradient or args.wrt:  # derivatives (docs/sensitivities.md)
-        from symq.commands.optimize import evaluate_gradient
+        from symq.commands.gradient import evaluate_gradient
         return evaluate_gradient(args, _label(args, model))
     with busy(f"evaluate {args.quantity}"):  # on a terminal: 'working, 0:05 elapsed'
         result = solve(model, args.quantity, args.discipline, digits=args.digits,

@@ -2,8 +2,7 @@ r"""``symq optimize MODEL QUANTITY --budget "mu_1 + mu_2 = C"``: the split of a 
 among the rates named in the budget that minimises a quantity (the total, or a weighted sum of
 the per-class values with ``--weight CLASS=W``), within ``--bound NAME=LO:HI``, found by Newton
 steps on the exact gradient and certified by the KKT conditions on it; ``--rank servers`` lists
-the servers by the gain of a unit of extra speed. Also the ``--gradient`` / ``--wrt`` branches of
-``symq evaluate`` and ``symq derive`` (docs/sensitivities.md).
+the servers by the gain of a unit of extra speed (docs/sensitivities.md).
 
 Examples
 --------
@@ -18,128 +17,11 @@ import argparse
 from fractions import Fraction
 from typing import Any
 
+from symq.engines.sensitivity import rate_order
 from symq.errors import ModelError
 from symq.models.model import DISCIPLINES
 
-__all__ = ["register", "evaluate_gradient", "derive_gradient", "run"]
-
-
-def evaluate_gradient(args: argparse.Namespace, label: str) -> int:
-    """``symq evaluate ... --gradient`` / ``--wrt NAME``: values, partial derivatives and
-    elasticities (text, LaTeX-free text, or JSON).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed ``evaluate`` arguments.
-    label : str
-        The model's label for the JSON.
-
-    Returns
-    -------
-    int
-        The exit status (0).
-
-    Raises
-    ------
-    ModelError
-        A quantity without derivatives, an unknown rate name.
-
-    Examples
-    --------
-    >>> from symq.cli import main
-    >>> main(["evaluate", "n", "empty-probability", "--set", "lambda_1=1/4", "--set",
-    ...       "lambda_2=1/4", "--set", "mu_1=1", "--set", "mu_2=1", "--wrt", "mu_2",
-    ...       "--digits", "5"])
-    9/14 = 0.64286
-      d/dmu_2: 3/49 = 0.061224 (elasticity 0.095238)
-    0
-
-    Running time: that of :func:`symq.queries.gradient.gradient`.
-    """
-    from symq.commands.common import emit_json, model_with_values
-    from symq.engines.sensitivity import OUTPUT_QUANTITIES
-    from symq.progress import busy
-    from symq.queries.gradient import gradient, gradient_json, gradient_lines
-    if args.quantity not in OUTPUT_QUANTITIES:
-        raise ModelError(f"--gradient/--wrt: no derivatives of {args.quantity}; available: "
-                         + ", ".join(OUTPUT_QUANTITIES))
-    base, _, values = model_with_values(args)
-    with busy(f"gradient of {args.quantity}"):
-        g = gradient(base, args.quantity, args.discipline, values,
-                     wrt=args.wrt if args.wrt else None, digits=args.digits,
-                     exact=True if args.exact else None, limits=args,
-                     labels=_labels(getattr(args, "of", None)))
-    if args.format == "json":
-        emit_json({"model": label, "quantity": args.quantity, "discipline": args.discipline,
-                   "route": "sensitivity", "digits": args.digits, **gradient_json(g, args.digits)})
-        return 0
-    print("\n".join(gradient_lines(g, args.digits)))
-    return 0
-
-
-def _labels(of: list[str] | None) -> list[str] | None:
-    """``--of total``, ``--of class:C``, ``--of server:S`` as the engine's output labels."""
-    if not of:
-        return None
-    out = []
-    for text in of:
-        kind, sep, name = text.strip().replace(" ", ":", 1).partition(":")
-        if kind == "total" and not sep:
-            out.append("total")
-        elif kind in ("class", "server") and name:
-            out.append(f"{kind} {name}")
-        else:
-            raise ModelError(f"--of {text}: name an output as total, class:C or server:S")
-    return out
-
-
-def derive_gradient(args: argparse.Namespace, result: Any) -> Any:
-    """``symq derive ... --wrt NAME`` / ``--gradient``: the structured formula of the partial
-    derivatives (:func:`symq.engines.formulas.derivative.derivative`).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed ``derive`` arguments (``wrt``, ``gradient``).
-    result : Result
-        What :func:`symq.solve` answered (a structured formula).
-
-    Returns
-    -------
-    Structured
-        The derivative formula, printed by ``derive`` like any structured formula.
-
-    Raises
-    ------
-    ModelError
-        Numeric rates (use ``evaluate --wrt``), a quantity without a structured formula, an
-        unknown rate name.
-
-    Examples
-    --------
-    >>> from symq.cli import main
-    >>> main(["derive", "n", "empty-probability", "--wrt", "lambda_2", "--form", "factored"])
-    -(lambda_1 - mu_1)/(mu_1*(lambda_1 - mu_1 - mu_2))
-    0
-
-    Running time: that of :func:`symq.engines.formulas.derivative.derivative`.
-    """
-    from symq.engines.formulas.derivative import derivative
-    if result.formula is None:
-        if result.model.is_numeric:
-            raise ModelError("derive --wrt needs symbolic rates (the derivative as a formula); "
-                             "for its value at numeric rates use evaluate --wrt NAME")
-        raise ModelError(f"derive --wrt: {result.quantity} has no structured formula; "
-                         "available: empty-probability, normalizing-constant, "
-                         "server-idle-probability, mean-number, mean-response-time")
-    names = args.wrt or sorted((s.name for s in result.model.symbols), key=_rate_key)
-    return derivative(result.formula, names)
-
-
-def _rate_key(name: str) -> tuple:
-    from symq.engines.sensitivity import _rate_order
-    return _rate_order(name)
+__all__ = ["register", "run", "optimize"]
 
 
 # ------------------------------------------------------------------------------ optimize
@@ -207,7 +89,7 @@ def _parse_budget(text: str, names: list[str]) -> tuple[list[str], Fraction]:
         out.append(t.name)
     if len(out) < 2:
         raise ModelError("--budget: name at least two rates to split the capacity between")
-    return sorted(out, key=_rate_key), Fraction(int(total.p), int(total.q))
+    return sorted(out, key=rate_order), Fraction(int(total.p), int(total.q))
 
 
 def _parse_pairs(items: list[str], what: str) -> dict[str, str]:
@@ -533,7 +415,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.budget:
         raise ModelError("optimize needs --budget 'mu_1 + mu_2 = C' (or --rank servers)")
     from symq.engines.sensitivity import rate_symbols
-    names = sorted((s.name for s in base.symbols), key=_rate_key) if base.symbols else []
+    names = sorted((s.name for s in base.symbols), key=rate_order) if base.symbols else []
     if not names:
         raise ModelError("optimize needs a model with rate symbols (a built-in model or a TOML "
                          "file whose rates are names); numeric rates have nothing to split")

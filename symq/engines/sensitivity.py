@@ -43,7 +43,8 @@ import sympy
 from symq.errors import ModelError, UnsupportedError
 from symq.models.model import DISCIPLINES, Model
 
-__all__ = ["TapeField", "Sensitivities", "gradient", "rate_symbols", "OUTPUT_QUANTITIES"]
+__all__ = ["TapeField", "Sensitivities", "gradient", "rate_symbols", "rate_order",
+           "OUTPUT_QUANTITIES"]
 
 #: the quantities whose gradients this module computes
 OUTPUT_QUANTITIES = ("empty-probability", "normalizing-constant", "server-idle-probability",
@@ -606,7 +607,7 @@ def gradient(model: Model | str, quantity: str, discipline: str = "collaborative
     check_stability_fast(symbolic.substitute({s.name: sympy.Rational(v.numerator, v.denominator)
                                               for s, v in point.items()}))
     by_name = {s.name: s for s in point}
-    names = sorted(by_name, key=_rate_order)
+    names = sorted(by_name, key=rate_order)
     if wrt is not None:
         wrt = list(wrt)
         for n in wrt:
@@ -638,7 +639,26 @@ def gradient(model: Model | str, quantity: str, discipline: str = "collaborative
     return _balls_of_exact(exact, digits)
 
 
-def _rate_order(name: str) -> tuple:
+def rate_order(name: str) -> tuple:
+    """The sort key of rate names: ``lambda`` before ``mu``, then by class or server number
+    (``mu_2`` before ``mu_10``), then by name.
+
+    Parameters
+    ----------
+    name : str
+        A rate name.
+
+    Returns
+    -------
+    tuple
+
+    Examples
+    --------
+    >>> sorted(["mu_10", "lambda_2", "mu_2"], key=rate_order)
+    ['lambda_2', 'mu_2', 'mu_10']
+
+    Running time: O(len(name)).
+    """
     kind, _, rest = name.partition("_")
     key = (0, int(rest), "") if rest.isdigit() else (1, 0, rest)
     return (0 if kind == "lambda" else 1, *key, name)

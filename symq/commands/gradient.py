@@ -1,0 +1,133 @@
+r"""The ``--gradient`` / ``--wrt NAME`` branches of ``symq evaluate`` and ``symq derive``:
+partial derivatives, elasticities and derivative formulas (docs/sensitivities.md).
+
+Examples
+--------
+``symq evaluate n empty-probability --set lambda_1=1/4 --set lambda_2=1/4 --set mu_1=1 --set mu_2=1 --wrt mu_2``
+
+``symq derive n empty-probability --wrt lambda_2``
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from symq.errors import ModelError
+
+__all__ = ["evaluate_gradient", "derive_gradient"]
+
+
+def evaluate_gradient(args: argparse.Namespace, label: str) -> int:
+    """``symq evaluate ... --gradient`` / ``--wrt NAME``: values, partial derivatives and
+    elasticities (text, LaTeX-free text, or JSON).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``evaluate`` arguments.
+    label : str
+        The model's label for the JSON.
+
+    Returns
+    -------
+    int
+        The exit status (0).
+
+    Raises
+    ------
+    ModelError
+        A quantity without derivatives, an unknown rate name.
+
+    Examples
+    --------
+    >>> from symq.cli import main
+    >>> main(["evaluate", "n", "empty-probability", "--set", "lambda_1=1/4", "--set",
+    ...       "lambda_2=1/4", "--set", "mu_1=1", "--set", "mu_2=1", "--wrt", "mu_2",
+    ...       "--digits", "5"])
+    9/14 = 0.64286
+      d/dmu_2: 3/49 = 0.061224 (elasticity 0.095238)
+    0
+
+    Running time: that of :func:`symq.queries.gradient.gradient`.
+    """
+    from symq.commands.common import emit_json, model_with_values
+    from symq.engines.sensitivity import OUTPUT_QUANTITIES
+    from symq.progress import busy
+    from symq.queries.gradient import gradient, gradient_json, gradient_lines
+    if args.quantity not in OUTPUT_QUANTITIES:
+        raise ModelError(f"--gradient/--wrt: no derivatives of {args.quantity}; available: "
+                         + ", ".join(OUTPUT_QUANTITIES))
+    base, _, values = model_with_values(args)
+    with busy(f"gradient of {args.quantity}"):
+        g = gradient(base, args.quantity, args.discipline, values,
+                     wrt=args.wrt if args.wrt else None, digits=args.digits,
+                     exact=True if args.exact else None, limits=args,
+                     labels=_labels(getattr(args, "of", None)))
+    if args.format == "json":
+        emit_json({"model": label, "quantity": args.quantity, "discipline": args.discipline,
+                   "route": "sensitivity", "digits": args.digits, **gradient_json(g, args.digits)})
+        return 0
+    print("\n".join(gradient_lines(g, args.digits)))
+    return 0
+
+
+def _labels(of: list[str] | None) -> list[str] | None:
+    """``--of total``, ``--of class:C``, ``--of server:S`` as the engine's output labels."""
+    if not of:
+        return None
+    out = []
+    for text in of:
+        kind, sep, name = text.strip().replace(" ", ":", 1).partition(":")
+        if kind == "total" and not sep:
+            out.append("total")
+        elif kind in ("class", "server") and name:
+            out.append(f"{kind} {name}")
+        else:
+            raise ModelError(f"--of {text}: name an output as total, class:C or server:S")
+    return out
+
+
+def derive_gradient(args: argparse.Namespace, result: Any) -> Any:
+    """``symq derive ... --wrt NAME`` / ``--gradient``: the structured formula of the partial
+    derivatives (:func:`symq.engines.formulas.derivative.derivative`).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``derive`` arguments (``wrt``, ``gradient``).
+    result : Result
+        What :func:`symq.solve` answered (a structured formula).
+
+    Returns
+    -------
+    Structured
+        The derivative formula, printed by ``derive`` like any structured formula.
+
+    Raises
+    ------
+    ModelError
+        Numeric rates (use ``evaluate --wrt``), a quantity without a structured formula, an
+        unknown rate name.
+
+    Examples
+    --------
+    >>> from symq.cli import main
+    >>> main(["derive", "n", "empty-probability", "--wrt", "lambda_2", "--form", "factored"])
+    -(lambda_1 - mu_1)/(mu_1*(lambda_1 - mu_1 - mu_2))
+    0
+
+    Running time: that of :func:`symq.engines.formulas.derivative.derivative`.
+    """
+    from symq.engines.formulas.derivative import derivative
+    from symq.engines.sensitivity import rate_order
+    if result.formula is None:
+        if result.model.is_numeric:
+            raise ModelError("derive --wrt needs symbolic rates (the derivative as a formula); "
+                             "for its value at numeric rates use evaluate --wrt NAME")
+        raise ModelError(f"derive --wrt: {result.quantity} has no structured formula; "
+                         "available: empty-probability, normalizing-constant, "
+                         "server-idle-probability, mean-number, mean-response-time")
+    names = args.wrt or sorted((s.name for s in result.model.symbols), key=rate_order)
+    return derivative(result.formula, names)
+
