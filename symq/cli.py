@@ -174,12 +174,13 @@ def _run_derive(args: argparse.Namespace) -> int:
     # a formula is printed in full, however long its numbers (Python's 4300-digit guard is
     # lifted for this output only)
     with full_int_strings(), busy(f"derive {args.quantity}"):
-        result = solve(model, args.quantity, args.discipline, exact=True, method=args.method,
-                       form="structured",
-                       limits=args, what=_request_text(args))
         if args.wrt or args.gradient:  # the chain rule through the definitions
             from symq.commands.gradient import derive_gradient
-            result.formula = derive_gradient(args, result)
+            result = derive_gradient(args, model)
+        else:
+            result = solve(model, args.quantity, args.discipline, exact=True,
+                           method=args.method, form="structured", limits=args,
+                           what=_request_text(args))
         if result.formula is not None and args.form != "structured":
             from symq.queries.estimates import check_expanded
             check_expanded(model, args.quantity, args.discipline, _request_text(args), args)

@@ -46,8 +46,9 @@ LIMITS: dict[str, Limit] = {limit.name: limit for limit in (
     Limit("dp-steps", 300_000, "subset-DP steps",
           "`evaluate`, `derive`, `report` with numeric rates: server sets the subset DP visits "
           "(unions of class server sets; all 2^M sets for alis and rais) times (classes + servers)"),
-    Limit("certified-steps", 50_000_000, "fixed-point DP steps",
-          "`evaluate` in certified digits (no --exact): dp-steps' count, fixed-point kernels"),
+    Limit("certified-steps", 50_000_000, "certified DP steps",
+          "`evaluate` in certified digits (no --exact): dp-steps' count, fixed-point kernels; "
+          "certified gradients: three times that per output swept"),
     Limit("symbolic-dp-steps", 200, "symbolic subset-DP steps",
           "the same count for symbolic rates (every step is rational-function algebra)"),
     Limit("formula-steps", 60_000, "formula steps",

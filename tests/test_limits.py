@@ -48,10 +48,10 @@ def _run(capsys, argv):
 
 # (argv, exit status, fragment of the one-line message on stderr)
 REFUSED = [
-    (["evaluate", "{big}", "empty-probability"], "needs more than 5.0e+07 fixed-point DP steps"),
+    (["evaluate", "{big}", "empty-probability"], "needs more than 5.0e+07 certified DP steps"),
     (["evaluate", "{big}", "empty-probability", "--exact"],
      "needs more than 300,000 subset-DP steps"),
-    (["evaluate", "{big}", "mean-number", "--discipline", "alis"], "fixed-point DP steps"),
+    (["evaluate", "{big}", "mean-number", "--discipline", "alis"], "certified DP steps"),
     (["derive", "{big}", "mean-number"], "subset-DP steps"),
     (["verify", "w", "--max-jobs", "50"], "states with at most N+1 jobs"),
     (["report", "w", "--verify-jobs", "40"], "states with at most N+1 jobs"),

@@ -49,8 +49,10 @@ def _larger_models():
 
 SMALL = _small_models()
 LARGER = _larger_models()
-EXACT_ROWS = [r for r in ROUTES if "exact" in r.arithmetics and set(r.quantities) & set(NORMALIZATION)]
-CERTIFIED_ROWS = [r for r in ROUTES if {"interval", "ball"} & set(r.arithmetics)]
+EXACT_ROWS = [r for r in ROUTES if "exact" in r.arithmetics and set(r.quantities) & set(NORMALIZATION)
+              and not r.derivatives]
+CERTIFIED_ROWS = [r for r in ROUTES if {"interval", "ball"} & set(r.arithmetics) and not r.derivatives]
+DERIVATIVE_ROWS = [r for r in ROUTES if r.derivatives]
 
 
 def _exact(result):
@@ -62,8 +64,8 @@ def _forced(model, quantity, discipline, name, **options):
 
 
 def test_the_loop_covers_every_row():
-    covered = {r.name for r in EXACT_ROWS + CERTIFIED_ROWS} | {"formulas", "tagged-job",
-                                                               "nested-response-time"}
+    covered = {r.name for r in EXACT_ROWS + CERTIFIED_ROWS + DERIVATIVE_ROWS} | {
+        "formulas", "tagged-job", "nested-response-time"}
     assert covered == {r.name for r in ROUTES}
     assert len(SMALL) == 28  # every connected graph up to 3 classes x 3 servers
 
@@ -261,3 +263,82 @@ def test_a_result_table_in_jupyter_has_a_caption_with_the_rates():
     rows = dict(re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td></tr>", html))
     assert rows == {label or "value": leaf.value for label, leaf in result.leaves()}
     assert rows["per_class 1"] == "0.361702"  # 17/47
+
+
+def _symbolic_twin(model):
+    """The model with one symbol per rate (lambda_<class>, mu_<server>) and its point."""
+    from symq.engines.sensitivity import rate_symbols
+    symbolic, point = rate_symbols(model)
+    return symbolic, {s.name: str(v) for s, v in point.items()}
+
+
+def _by_label(result):
+    """``{(output, rate): Fraction}`` of a reverse-mode result."""
+    out = {}
+    for label, row in result.gradient.derivatives.items():
+        for name, v in row.items():
+            out[(label or "value", name)] = v if isinstance(v, Fraction) else v.text
+    return out
+
+
+def _formula_by_label(result, point):
+    out = {}
+    for key, v in result.formula.at(point).items():
+        label, _, name = key.rpartition(" d/d")
+        out[(label, name)] = Fraction(int(v.p), int(v.q))
+    return out
+
+
+@pytest.mark.parametrize("discipline", DISCIPLINES)
+def test_the_derivative_rows_agree_with_each_other(discipline):
+    """Two independent routes to every partial derivative: the reverse-mode sweep of the subset
+    DP at the point (exact rationals) and the chain rule through the structured formula's named
+    definitions, evaluated at the point; the ball arithmetic of reverse-mode gives the exact
+    route's digits."""
+    checked = 0
+    for model in SMALL[::4] + LARGER[:1]:
+        symbolic, point = _symbolic_twin(model)
+        for quantity in ("empty-probability", "server-idle-probability", "mean-number"):
+            swept = _forced(symbolic, quantity, discipline, "reverse-mode", values=point,
+                            wrt="all", exact=True)
+            assert swept.route == "reverse-mode" and swept.arithmetic == "exact"
+            formula = _forced(symbolic, quantity, discipline, "derivative-formulas", wrt="all")
+            assert formula.route == "derivative-formulas" and formula.arithmetic == "structured"
+            want = _formula_by_label(formula, point)
+            assert _by_label(swept) == want, (discipline, model.compatibility, quantity)
+            balls = _forced(model, quantity, discipline, "reverse-mode", wrt="all", exact=False,
+                            digits=20)
+            assert balls.arithmetic == "ball"
+            from symq.arithmetic.numeric import round_fraction
+            assert _by_label(balls) == {k: round_fraction(v, 20) if v else "0"
+                                        for k, v in want.items()}
+            checked += 1
+    assert checked == 3 * len(SMALL[::4] + LARGER[:1])
+
+
+def test_derivative_requests_only_take_derivative_rows():
+    model = symq.example_model("n")
+    with pytest.raises(symq.ModelError, match="it computes values, not partial derivatives"):
+        solve(model, "mean-number", "alis", wrt="all", method="subset-dp")
+    with pytest.raises(symq.ModelError, match="it computes partial derivatives"):
+        solve(model, "mean-number", "alis", method="reverse-mode")
+    with pytest.raises(symq.ModelError, match="no derivatives of response-time"):
+        solve(model, "response-time", "alis", wrt="all")
+
+
+def test_derivatives_are_by_the_models_own_symbols():
+    """A symbolic model with values is differentiated by its own symbols (one ``lambda`` shared
+    by the uninformed class), not by per-class names; the value agrees with the derivative
+    formula and with an exact difference quotient bounded by the second derivative."""
+    model = symq.model("uninformed:2")
+    point = {"lambda": "1", "mu_1": "1", "mu_2": "2"}
+    swept = solve(model, "mean-number", "rais", values=point, wrt="all", exact=True)
+    assert swept.wrt == ["lambda", "mu_1", "mu_2"]
+    formula = solve(model, "mean-number", "rais", wrt=["lambda"])
+    want = Fraction(str(formula.formula.at(point)["total"]))  # one rate: no suffix
+    assert swept.derivative("total", "lambda") == want
+    h = Fraction(1, 10**6)
+    up = solve(model, "mean-number", "rais", values={**point, "lambda": 1 + h}, exact=True)
+    down = solve(model, "mean-number", "rais", values={**point, "lambda": 1 - h}, exact=True)
+    quotient = (Fraction(str(up.exact["total"])) - Fraction(str(down.exact["total"]))) / (2 * h)
+    assert abs(quotient - want) < Fraction(1, 10**9)

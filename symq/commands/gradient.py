@@ -49,26 +49,23 @@ def evaluate_gradient(args: argparse.Namespace, label: str) -> int:
       d/dmu_2: 3/49 = 0.061224 (elasticity 0.095238)
     0
 
-    Running time: that of :func:`symq.queries.gradient.gradient`.
+    Running time: that of :func:`symq.solve` with ``wrt`` (route ``reverse-mode``).
     """
     from symq.commands.common import emit_json, model_with_values
-    from symq.engines.sensitivity import OUTPUT_QUANTITIES
     from symq.progress import busy
-    from symq.queries.gradient import gradient, gradient_json, gradient_lines
-    if args.quantity not in OUTPUT_QUANTITIES:
-        raise ModelError(f"--gradient/--wrt: no derivatives of {args.quantity}; available: "
-                         + ", ".join(OUTPUT_QUANTITIES))
+    from symq.queries.gradient import gradient_lines
+    from symq.queries.solve import solve
     base, _, values = model_with_values(args)
     with busy(f"gradient of {args.quantity}"):
-        g = gradient(base, args.quantity, args.discipline, values,
-                     wrt=args.wrt if args.wrt else None, digits=args.digits,
-                     exact=True if args.exact else None, limits=args,
-                     labels=_labels(getattr(args, "of", None)))
+        result = solve(base, args.quantity, args.discipline, values or None,
+                       digits=args.digits, exact=True if args.exact else None,
+                       method=getattr(args, "method", "auto"), wrt=args.wrt or "all",
+                       of=_labels(getattr(args, "of", None)), limits=args,
+                       what=f"evaluate {args.model} {args.quantity}")
     if args.format == "json":
-        emit_json({"model": label, "quantity": args.quantity, "discipline": args.discipline,
-                   "route": "sensitivity", "digits": args.digits, **gradient_json(g, args.digits)})
+        emit_json({"model": label, "parameters": values, **result.as_json()})
         return 0
-    print("\n".join(gradient_lines(g, args.digits)))
+    print("\n".join(gradient_lines(result.gradient, args.digits)))
     return 0
 
 
@@ -88,26 +85,27 @@ def _labels(of: list[str] | None) -> list[str] | None:
     return out
 
 
-def derive_gradient(args: argparse.Namespace, result: Any) -> Any:
-    """``symq derive ... --wrt NAME`` / ``--gradient``: the structured formula of the partial
-    derivatives (:func:`symq.engines.formulas.derivative.derivative`).
+def derive_gradient(args: argparse.Namespace, model: Any) -> Any:
+    """``symq derive ... --wrt NAME`` / ``--gradient``: the partial derivatives as a structured
+    formula (:func:`symq.solve` with ``wrt``, route ``derivative-formulas``).
 
     Parameters
     ----------
     args : argparse.Namespace
-        The parsed ``derive`` arguments (``wrt``, ``gradient``).
-    result : Result
-        What :func:`symq.solve` answered (a structured formula).
+        The parsed ``derive`` arguments (``wrt``, ``gradient``, ``method``).
+    model : Model
+        The model with ``--set`` applied (symbolic rates).
 
     Returns
     -------
-    Structured
-        The derivative formula, printed by ``derive`` like any structured formula.
+    Result
+        Its ``formula`` the derivative formula, printed by ``derive`` like any structured
+        formula.
 
     Raises
     ------
     ModelError
-        Numeric rates (use ``evaluate --wrt``), a quantity without a structured formula, an
+        Numeric rates (use ``evaluate --wrt``), a quantity without derivative formulas, an
         unknown rate name.
 
     Examples
@@ -119,15 +117,14 @@ def derive_gradient(args: argparse.Namespace, result: Any) -> Any:
 
     Running time: that of :func:`symq.engines.formulas.derivative.derivative`.
     """
-    from symq.engines.formulas.derivative import derivative
-    from symq.engines.sensitivity import rate_order
-    if result.formula is None:
-        if result.model.is_numeric:
-            raise ModelError("derive --wrt needs symbolic rates (the derivative as a formula); "
-                             "for its value at numeric rates use evaluate --wrt NAME")
-        raise ModelError(f"derive --wrt: {result.quantity} has no structured formula; "
-                         "available: empty-probability, normalizing-constant, "
-                         "server-idle-probability, mean-number, mean-response-time")
-    names = args.wrt or sorted((s.name for s in result.model.symbols), key=rate_order)
-    return derivative(result.formula, names)
-
+    from symq.queries.routes import NORMALIZATION
+    from symq.queries.solve import solve
+    if model.is_numeric:
+        raise ModelError("derive --wrt needs symbolic rates (the derivative as a formula); "
+                         "for its value at numeric rates use evaluate --wrt NAME")
+    if args.quantity not in NORMALIZATION:
+        raise ModelError(f"derive --wrt: {args.quantity} has no derivative formula; "
+                         f"available: {', '.join(NORMALIZATION)}")
+    return solve(model, args.quantity, args.discipline, exact=True,
+                 method=getattr(args, "method", "auto"), wrt=args.wrt or "all", limits=args,
+                 what=f"derive {args.model} {args.quantity}")

@@ -4,7 +4,9 @@ takes one request and calls its engine. Every function has the signature
 :func:`symq.queries.quantities.flatten_result` (one value, ``{"total", "per_class"}``,
 ``{"per_server"}``, or the response-time shape ``{"lst", "mean", "variance", "cdf"}``): sympy
 values for the symbolic and exact arithmetics, :class:`~symq.arithmetic.numeric.Evaluated` values
-for the certified ones, a :class:`~symq.engines.formulas.Structured` for ``formulas``.
+for the certified ones, a :class:`~symq.engines.formulas.Structured` for ``formulas``; the
+``derivatives`` rows return the derivative formula (``derivative-formulas``) or a
+:class:`~symq.engines.sensitivity.Sensitivities` (``reverse-mode``).
 
 Examples
 --------
@@ -22,7 +24,7 @@ from typing import Any, Callable
 from symq.models.model import Model
 
 __all__ = ["uninformed", "nested_response_time", "tagged_job", "formulas", "structural",
-           "certified", "ENGINE_FUNCTIONS"]
+           "certified", "derivative_formulas", "reverse_mode", "ENGINE_FUNCTIONS"]
 
 _ROW_SECTIONS = """
 
@@ -183,3 +185,57 @@ def certified(model: Model, quantity: str, discipline: str, route: Any, options:
     from symq.engines.normalization.certified import certified_quantity
     return certified_quantity(model, quantity, discipline, options.get("digits") or 30,
                               kernels=route.name == "interval")
+
+
+@_row
+def derivative_formulas(model: Model, quantity: str, discipline: str, route: Any,
+                        options: dict) -> Any:
+    """The partial derivatives by the rates ``options["wrt"]`` (default: every rate symbol) as a
+    structured formula: the quantity's structured formula
+    (:func:`symq.engines.formulas.structured`) differentiated through its named definitions by
+    the chain rule (:func:`symq.engines.formulas.derivative.derivative`).
+
+    Examples
+    --------
+    >>> import symq
+    >>> from symq.queries.routes import route_named
+    >>> f = derivative_formulas(symq.model("n"), "empty-probability", "collaborative",
+    ...                         route_named("derivative-formulas"), {"wrt": ["mu_2"]})
+    >>> f.at({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": 1, "mu_2": 1})
+    3/49
+
+    Running time: that of the structured formula, plus a few terms per definition and rate.
+    """
+    from symq.engines.formulas import structured
+    from symq.engines.formulas.derivative import derivative
+    from symq.engines.sensitivity import rate_order
+    names = options.get("wrt") or sorted((s.name for s in model.symbols), key=rate_order)
+    return derivative(structured(model, quantity, discipline), names)
+
+
+@_row
+def reverse_mode(model: Model, quantity: str, discipline: str, route: Any, options: dict
+                 ) -> Any:
+    """Values, partial derivatives and elasticities at one point
+    (:func:`symq.engines.sensitivity.gradient`: the subset DP recorded, one backward sweep per
+    output), exact or certified on balls (``options["arithmetic"]``). The derivatives are by
+    the symbols of ``options["base"]`` at ``options["values"]`` when the request had symbolic
+    rates with values, else by ``lambda_<class>`` and ``mu_<server>``; ``options["wrt"]`` and
+    ``options["labels"]`` narrow the rates and outputs. Returns a
+    :class:`~symq.engines.sensitivity.Sensitivities`.
+
+    Examples
+    --------
+    >>> import symq
+    >>> from symq.queries.routes import route_named
+    >>> g = reverse_mode(symq.example_model("n"), "empty-probability", "collaborative",
+    ...                  route_named("reverse-mode"), {"arithmetic": "exact", "wrt": ["mu_2"]})
+    >>> g.derivative("", "mu_2")
+    Fraction(3, 49)
+
+    Running time: about three times the subset DP per output swept (``symq routes``).
+    """
+    from symq.engines.sensitivity import gradient
+    return gradient(options.get("base") or model, quantity, discipline, options.get("values"),
+                    options.get("wrt"), options.get("arithmetic") or "exact",
+                    options.get("digits") or 30, options.get("labels"))

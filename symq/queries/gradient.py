@@ -1,8 +1,9 @@
-r"""Gradients of a quantity at one point: which rates (``wrt``), which arithmetic (exact rationals
-where cheap or asked for, certified balls otherwise), the work estimate, and the text and JSON
-that ``symq evaluate --gradient`` / ``--wrt NAME`` print. The engine is
-:mod:`symq.engines.sensitivity` (reverse-mode differentiation of the subset DPs); docs/sensitivities.md
-explains why the printed digits are right.
+r"""Gradients of a quantity at one point (:func:`gradient`: :func:`symq.solve` with ``wrt``, which
+picks the route ``reverse-mode`` of the route table and its arithmetic: exact rationals where
+cheap or asked for, certified balls otherwise), and the text and JSON that ``symq evaluate
+--gradient`` / ``--wrt NAME`` print. The engine is :mod:`symq.engines.sensitivity` (reverse-mode
+differentiation of the subset DPs); docs/sensitivities.md explains why the printed digits are
+right.
 
 Examples
 --------
@@ -27,41 +28,7 @@ import sympy
 
 from symq.models.model import Model
 
-__all__ = ["gradient", "gradient_lines", "gradient_json", "arithmetic_of"]
-
-
-def arithmetic_of(model: Model, discipline: str, exact: bool | None) -> str:
-    """``"exact"`` when the route table chooses exact values for the model
-    (:func:`symq.queries.routes.arithmetic_for`: asked with ``exact=True``, or cheap with
-    ``exact=None``), else ``"ball"``.
-
-    Parameters
-    ----------
-    model : Model
-        Numeric rates.
-    discipline : str
-        The discipline.
-    exact : bool or None
-        As :func:`gradient`.
-
-    Returns
-    -------
-    str
-        ``"exact"`` or ``"ball"``.
-
-    Examples
-    --------
-    >>> from symq import example_model
-    >>> arithmetic_of(example_model("w"), "alis", None), arithmetic_of(example_model("w"), "alis", False)
-    ('exact', 'ball')
-
-    Running time: that of ``exact_is_cheap`` (at most 2000 unions counted).
-    """
-    from symq.queries.routes import arithmetic_for
-    # the route table's choice for the values; the derivative sweeps have no fixed-point
-    # kernels, so both certified arithmetics run on balls
-    chosen = arithmetic_for(model, "mean-number", discipline, exact)
-    return "exact" if chosen == "exact" else "ball"
+__all__ = ["gradient", "gradient_lines", "gradient_json"]
 
 
 def gradient(model: Model | str, quantity: str, discipline: str = "collaborative",
@@ -93,7 +60,7 @@ def gradient(model: Model | str, quantity: str, discipline: str = "collaborative
         Only these outputs' derivatives (``"total"``, ``"class 1"``...): one backward sweep each.
     max_work, no_limits, limits : optional
         Raise or lift the ``dp-steps`` / ``certified-steps`` limit (three sweeps' worth of
-        subset-DP steps per output).
+        subset-DP steps per output; the route table's estimate of ``reverse-mode``).
 
     Returns
     -------
@@ -115,32 +82,18 @@ def gradient(model: Model | str, quantity: str, discipline: str = "collaborative
     >>> g.derivative("total", "mu_1"), g.arithmetic
     (Fraction(-88781715, 207867296), 'exact')
 
-    Running time: that of the subset DP (``symq routes``), times about three per output.
+    Running time: that of the subset DP (``symq routes``), times about three per output; a
+    thin wrapper of ``symq.solve(..., wrt=...).gradient``.
     """
-    from argparse import Namespace
-    from symq.engines.sensitivity import gradient as engine, rate_symbols
-    from symq.limits import check, limit_value
+    from symq.engines.sensitivity import rate_symbols
     from symq.models.catalog import as_model
-    from symq.queries.estimates import subset_dp_steps
+    from symq.queries.solve import solve
     model = as_model(model)
-    symbolic, point = rate_symbols(model, values)
-    numeric = symbolic.substitute({s.name: sympy.Rational(v.numerator, v.denominator)
-                                   for s, v in point.items()})
-    arithmetic = arithmetic_of(numeric, discipline, exact)
-    limits = limits if limits is not None else Namespace(max_work=max_work, no_limits=no_limits)
-    steps = subset_dp_steps(numeric, discipline)
-    labels = None if labels is None else list(labels)
-    outputs = len(labels) if labels is not None else len(model.classes) + 1
-    if (exact is None and arithmetic == "exact" and steps is not None
-            and 3 * steps * max(outputs, 1) > limit_value("dp-steps", limits)):
-        arithmetic = "ball"  # exact values are cheap, their exact gradient is not: certify
-    name = "dp-steps" if arithmetic == "exact" else "certified-steps"
-    if steps is not None:
-        check(name, 3 * steps * max(outputs, 1),
-              f"the gradient of {quantity} of model {model.name or 'given'} ({discipline})",
-              limit_value(name, limits))
-    return engine(symbolic, quantity, discipline, {s.name: v for s, v in point.items()}, wrt,
-                  arithmetic, digits, labels)
+    rate_symbols(model, values)  # every rate has a value, every name is a rate
+    result = solve(model, quantity, discipline, values, digits, exact,
+                   wrt="all" if wrt is None else list(wrt), of=labels, max_work=max_work,
+                   no_limits=no_limits, limits=limits)
+    return result.gradient
 
 
 def _text(v: Any, digits: int, exact: bool) -> str:
@@ -232,6 +185,7 @@ def gradient_json(g: Any, digits: int | None = None) -> dict[str, Any]:
 
     Running time: O(outputs x rates) roundings.
     """
+    from symq.engines.sensitivity import rate_order
     digits = digits or g.digits or 30
 
     def leaf(v: Any) -> Any:
@@ -244,7 +198,7 @@ def gradient_json(g: Any, digits: int | None = None) -> dict[str, Any]:
             return data
         return {"exact": str(v), "value": _decimal(v, digits, True)}
     return {"arithmetic": g.arithmetic, "wrt": list(g.wrt),
-            "point": {n: str(v) for n, v in g.point.items()},
+            "point": {n: str(g.point[n]) for n in sorted(g.point, key=rate_order)},
             "value": {k: leaf(v) for k, v in g.values.items()},
             "gradient": {k: {n: leaf(v) for n, v in d.items()} for k, d in g.derivatives.items()},
             "elasticity": {k: {n: leaf(v) for n, v in d.items()}

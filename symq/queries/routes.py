@@ -40,7 +40,8 @@ from symq.errors import ModelError, UnsupportedError
 from symq.models.model import DISCIPLINES, Model
 
 __all__ = ["Route", "ROUTES", "DISCIPLINES", "ARITHMETICS", "NORMALIZATION", "RESPONSE_TIME",
-           "QUANTITIES", "select", "arithmetic_for", "route_named", "table_rows"]
+           "QUANTITIES", "select", "arithmetic_for", "gradient_arithmetic", "route_named",
+           "table_rows"]
 
 #: the arithmetics a route may compute in (module docstring)
 ARITHMETICS = ("structured", "symbolic", "exact", "interval", "ball")
@@ -78,7 +79,9 @@ class Route:
     imported on use; ``describe(model, quantity, discipline)`` is the sentence that ``--json``
     prints as ``method``, with the canonical RAIS routing named under ``rais`` unless
     ``canonical_routing`` is false (Cabral's one class is assigned uniformly). ``forced`` rows
-    are tried only when ``method=`` names them.
+    are tried only when ``method=`` names them. ``derivatives`` rows answer requests for partial
+    derivatives (``wrt=`` of :func:`symq.solve`, ``--gradient``/``--wrt``) and only those; their
+    estimates also take the request's ``outputs`` and ``wrt`` counts.
     """
 
     name: str
@@ -92,6 +95,7 @@ class Route:
     describe: Callable[[Model, str, str], str] | None = None
     forced: bool = False
     canonical_routing: bool = True
+    derivatives: bool = False
 
     def function(self) -> Callable[..., Any]:
         """The engine function of the route (imported now)."""
@@ -188,7 +192,8 @@ def _numeric(model: Model, discipline: str) -> str | None:
 
 # ------------------------------------------------------------------------- estimates
 def _dp_estimate(model: Model, quantity: str, discipline: str, arithmetic: str,
-                 limit_of: Callable[[str], int | None] | None = None) -> tuple[str, int | None]:
+                 limit_of: Callable[[str], int | None] | None = None, **request: Any
+                 ) -> tuple[str, int | None]:
     from symq.queries.estimates import subset_dp_steps
     name = {"exact": "dp-steps", "interval": "certified-steps", "ball": "certified-steps"}.get(
         arithmetic, "symbolic-dp-steps")
@@ -196,7 +201,7 @@ def _dp_estimate(model: Model, quantity: str, discipline: str, arithmetic: str,
 
 
 def _formula_estimate(model: Model, quantity: str, discipline: str, arithmetic: str,
-                      limit_of: Callable[[str], int | None] | None = None
+                      limit_of: Callable[[str], int | None] | None = None, **request: Any
                       ) -> tuple[str, int | None]:
     """The structured builder's definitions times their width (it builds the general DP's
     definitions even where a structural route answers numerically)."""
@@ -206,7 +211,7 @@ def _formula_estimate(model: Model, quantity: str, discipline: str, arithmetic: 
 
 
 def _uninformed_estimate(model: Model, quantity: str, discipline: str, arithmetic: str,
-                         limit_of: Callable[[str], int | None] | None = None
+                         limit_of: Callable[[str], int | None] | None = None, **request: Any
                          ) -> tuple[str, int | None]:
     """Cabral's closed forms: O(n^2) numerically, the 2^n monomials of the symmetric sums
     symbolically."""
@@ -216,14 +221,14 @@ def _uninformed_estimate(model: Model, quantity: str, discipline: str, arithmeti
 
 
 def _closed_form_estimate(model: Model, quantity: str, discipline: str, arithmetic: str,
-                          limit_of: Callable[[str], int | None] | None = None
+                          limit_of: Callable[[str], int | None] | None = None, **request: Any
                           ) -> tuple[str, int | None]:
     width = len(model.classes) + len(model.servers)
     return "dp-steps", width * width
 
 
 def _tagged_estimate(model: Model, quantity: str, discipline: str, arithmetic: str,
-                     limit_of: Callable[[str], int | None] | None = None
+                     limit_of: Callable[[str], int | None] | None = None, **request: Any
                      ) -> tuple[str, int | None]:
     """The tagged-job DPs visit every server set once per class (the mixture's size); with
     symbolic rates the structured transform costs as much (``dp-steps``), the laws multiplied
@@ -235,6 +240,32 @@ def _tagged_estimate(model: Model, quantity: str, discipline: str, arithmetic: s
     from symq.engines.response_time.structured import transform_formula
     kind = "response" if quantity.startswith("response") else "waiting"
     return "expanded-terms", transform_formula(model, kind, discipline).moments().expanded_size()
+
+
+def _reverse_mode_estimate(model: Model, quantity: str, discipline: str, arithmetic: str,
+                           limit_of: Callable[[str], int | None] | None = None,
+                           outputs: int = 1, **request: Any) -> tuple[str, int | None]:
+    """The subset DP recorded on the tape, then one backward sweep per output: three times the
+    DP's steps per output (``dp-steps`` exact, ``certified-steps`` on balls)."""
+    from symq.queries.estimates import subset_dp_steps
+    name = "dp-steps" if arithmetic == "exact" else "certified-steps"
+    per = 3 * max(outputs, 1)
+    cap = limit_of(name) if limit_of else None
+    steps = subset_dp_steps(model, discipline, cap=None if cap is None else cap // per + 1)
+    return name, None if steps is None else per * steps
+
+
+def _derivative_formula_estimate(model: Model, quantity: str, discipline: str, arithmetic: str,
+                                 limit_of: Callable[[str], int | None] | None = None,
+                                 wrt: int = 1, **request: Any) -> tuple[str, int | None]:
+    """The quantity's definitions, then a few terms more per definition and rate (the chain
+    rule adds one short definition per definition that depends on the rate)."""
+    from symq.queries.estimates import formula_steps
+    per = 1 + max(wrt, 1)
+    cap = limit_of("formula-steps") if limit_of else None
+    steps = formula_steps(model, quantity, discipline,
+                          cap=None if cap is None else cap // per + 1)
+    return "formula-steps", None if steps is None else per * steps
 
 
 # ------------------------------------------------------------------------- descriptions
@@ -326,6 +357,16 @@ ROUTES: tuple[Route, ...] = (
     Route("ball", NORMALIZATION, _ALL, ("ball",), _numeric, _dp_estimate,
           f"{_NZ}:certified", "certified digits: the DPs of the structure on python-flint arb "
           "balls, precision raised until every digit is certified"),
+    # partial derivatives (wrt=): symbolic rates get formulas, numeric rates numbers
+    Route("derivative-formulas", NORMALIZATION, _ALL, ("structured",), _always,
+          _derivative_formula_estimate, f"{_NZ}:derivative_formulas",
+          "derivative formulas: the chain rule through the named definitions of the structured "
+          "formula, one short definition per definition and rate", derivatives=True),
+    Route("reverse-mode", NORMALIZATION, _ALL, ("exact", "ball"), _numeric,
+          _reverse_mode_estimate, f"{_NZ}:reverse_mode",
+          "reverse-mode differentiation of the subset DP: its operations recorded, one backward "
+          "sweep per output, in exact rationals or on arb balls raised until certified",
+          derivatives=True),
 )
 
 
@@ -370,7 +411,7 @@ def _structural_default(route: Route, model: Model, discipline: str) -> str | No
 
 
 def select(model: Model, quantity: str, discipline: str, arithmetic: str,
-           method: str = "auto") -> Route:
+           method: str = "auto", derivatives: bool = False) -> Route:
     """The route that answers the request: the first row that serves it, or the row named by
     ``method``.
 
@@ -386,6 +427,8 @@ def select(model: Model, quantity: str, discipline: str, arithmetic: str,
         One of :data:`ARITHMETICS` (see :func:`arithmetic_for`).
     method : str
         ``"auto"`` or the name of a row.
+    derivatives : bool
+        A request for partial derivatives: only the ``derivatives`` rows serve it.
 
     Returns
     -------
@@ -406,6 +449,8 @@ def select(model: Model, quantity: str, discipline: str, arithmetic: str,
     'nested'
     >>> select(example_model("n"), "mean-number", "collaborative", "exact", "subset-dp").name
     'subset-dp'
+    >>> select(example_model("n"), "mean-number", "alis", "ball", derivatives=True).name
+    'reverse-mode'
 
     Running time: the rows' ``applies`` tests, O(J M) each (the structure test counts at most
     a few thousand unions).
@@ -419,17 +464,21 @@ def select(model: Model, quantity: str, discipline: str, arithmetic: str,
     if method != "auto":
         route = route_named(method)
         why = route.refusal(model, quantity, discipline, arithmetic)
+        if route.derivatives != derivatives:
+            why = ("it computes partial derivatives (ask with --gradient or --wrt)"
+                   if route.derivatives else "it computes values, not partial derivatives")
         if why is None:
             return route
         raise ModelError(f"method {method!r} does not apply: {why}")
     for route in ROUTES:
-        if route.forced:
+        if route.forced or route.derivatives != derivatives:
             continue
         why = route.refusal(model, quantity, discipline, arithmetic) or \
             _structural_default(route, model, discipline)
         if why is None:
             return route
-    raise UnsupportedError(f"{quantity} under discipline {discipline!r} in {arithmetic} "
+    kind = "partial derivatives of " if derivatives else ""
+    raise UnsupportedError(f"{kind}{quantity} under discipline {discipline!r} in {arithmetic} "
                            f"arithmetic is not available for model {model.name or 'given'}")
 
 
@@ -488,6 +537,58 @@ def arithmetic_for(model: Model, quantity: str, discipline: str, exact: bool | N
     return "interval" if _interval(model, discipline) is None else "ball"
 
 
+def gradient_arithmetic(model: Model, discipline: str, exact: bool | None, outputs: int,
+                        dp_limit: int | None) -> str:
+    """The arithmetic of a request for partial derivatives: ``structured`` (derivative formulas)
+    for symbolic rates; for numeric rates ``exact`` when asked, or when :func:`arithmetic_for`
+    picks exact values and the exact sweeps (three times the DP's steps per output) stay within
+    ``dp_limit``; else ``ball`` (the derivatives have signs, so the positive fixed-point interval
+    kernels do not serve them).
+
+    Parameters
+    ----------
+    model : Model
+        The model (symbolic or numeric rates).
+    discipline : str
+        The discipline.
+    exact : bool or None
+        As :func:`arithmetic_for`.
+    outputs : int
+        The outputs whose derivatives are swept (the total, each class or server).
+    dp_limit : int or None
+        The ``dp-steps`` limit in force (``None``: none).
+
+    Returns
+    -------
+    str
+        ``"structured"``, ``"exact"`` or ``"ball"``.
+
+    Examples
+    --------
+    >>> from symq import example_model, model
+    >>> gradient_arithmetic(model("w"), "alis", None, 4, 300000)
+    'structured'
+    >>> gradient_arithmetic(example_model("w"), "alis", None, 4, 300000)
+    'exact'
+    >>> gradient_arithmetic(example_model("w"), "alis", False, 4, 300000)
+    'ball'
+
+    Running time: that of ``exact_is_cheap`` and one subset-DP count.
+    """
+    if not model.is_numeric:
+        if exact is False:
+            raise UnsupportedError("certified digits need numeric rates: give every rate a value")
+        return "structured"
+    if exact is True:
+        return "exact"
+    if exact is None and arithmetic_for(model, "mean-number", discipline, None) == "exact":
+        from symq.queries.estimates import subset_dp_steps
+        steps = subset_dp_steps(model, discipline)
+        if steps is None or dp_limit is None or 3 * steps * max(outputs, 1) <= dp_limit:
+            return "exact"
+    return "ball"
+
+
 def table_rows() -> list[dict[str, str]]:
     """The table as ``symq routes`` prints it: one dict a row, in priority order.
 
@@ -510,9 +611,14 @@ def table_rows() -> list[dict[str, str]]:
                                         "10 n 2^n (formula-steps)",
                 "_closed_form_estimate": "(classes + servers)^2 (dp-steps)",
                 "_tagged_estimate": "2^M (J + M) J (dp-steps); symbolic laws: "
-                                     "terms of the moments (expanded-terms)"}[route.estimate.__name__]
+                                     "terms of the moments (expanded-terms)",
+                "_reverse_mode_estimate": "3 x subset-DP steps x outputs (dp-steps, "
+                                          "certified-steps)",
+                "_derivative_formula_estimate": "definitions x (J + M) x (1 + rates) "
+                                                "(formula-steps)"}[route.estimate.__name__]
     return [{"route": r.name, "quantities": ", ".join(r.quantities),
              "disciplines": ", ".join(r.disciplines), "arithmetic": ", ".join(r.arithmetics),
-             "estimate": estimate_name(r), "summary": r.summary + (" (only with --method)"
-                                                                   if r.forced else "")}
+             "estimate": estimate_name(r),
+             "summary": r.summary + (" (only with --method)" if r.forced else "")
+             + (" (derivatives: --gradient, --wrt NAME)" if r.derivatives else "")}
             for r in ROUTES]

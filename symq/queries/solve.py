@@ -45,6 +45,11 @@ class Result:
     or ``None`` when certified) for numeric rates, sympy expressions for symbolic ones (``form=
     "expression"``); ``formula`` the :class:`~symq.engines.formulas.Structured` formula of the
     ``structured`` arithmetic.
+
+    A request for partial derivatives (``wrt=``) names the rates in ``wrt``; with numeric rates
+    ``gradient`` is the :class:`~symq.engines.sensitivity.Sensitivities` (every value, partial
+    derivative and elasticity, exact or certified; :meth:`derivative`, :meth:`elasticity`) and
+    ``items`` the values; with symbolic rates ``formula`` is the derivative formula.
     """
 
     model: Model
@@ -57,6 +62,8 @@ class Result:
     items: Any = None
     formula: Any = None
     notes: list[str] = field(default_factory=list)
+    wrt: list[str] | None = None
+    gradient: Any = None
 
     # ------------------------------------------------------------------ parts
     def _part(self, key: str) -> Any:
@@ -105,11 +112,31 @@ class Result:
         """``[(label, leaf)]`` as ``symq evaluate`` prints them."""
         return flatten_result(self.items)
 
+    def derivative(self, output: str, rate: str) -> Any:
+        """$\\partial Q_{output}/\\partial x_{rate}$ of a request with ``wrt=`` and numeric rates:
+        a ``Fraction`` (exact) or a certified ball (``.text`` its digits); ``output`` is
+        ``"total"``, ``"class C"``, ``"server S"`` or ``""`` for a one-value quantity."""
+        if self.gradient is None:
+            raise ModelError("no derivatives in this result: ask with wrt=[...] (or wrt='all') "
+                             "and numeric values")
+        return self.gradient.derivative(output, rate)
+
+    def elasticity(self, output: str, rate: str) -> Any:
+        """$\\partial\\log Q_{output}/\\partial\\log x_{rate}$ (as :meth:`derivative`)."""
+        if self.gradient is None:
+            raise ModelError("no derivatives in this result: ask with wrt=[...] (or wrt='all') "
+                             "and numeric values")
+        return self.gradient.elasticity(output, rate)
+
     def as_json(self) -> dict[str, Any]:
-        """The JSON fields of ``symq evaluate --json`` (``result`` in the quantity's shape)."""
-        return {"quantity": self.quantity, "discipline": self.discipline, "route": self.route,
-                "method": self.method, "arithmetic": self.arithmetic, "digits": self.digits,
-                "result": map_leaves(self.items, _leaf_json)}
+        """The JSON fields of ``symq evaluate --json`` (``result`` in the quantity's shape; with
+        derivatives the fields of :func:`symq.queries.gradient.gradient_json` instead)."""
+        head = {"quantity": self.quantity, "discipline": self.discipline, "route": self.route,
+                "method": self.method, "arithmetic": self.arithmetic, "digits": self.digits}
+        if self.gradient is not None:
+            from symq.queries.gradient import gradient_json
+            return {**head, **gradient_json(self.gradient, self.digits)}
+        return {**head, "result": map_leaves(self.items, _leaf_json)}
 
     def __str__(self) -> str:
         """A one-value result as its exact value (``663/1216``), else its decimal digits."""
@@ -276,10 +303,10 @@ def _limits(max_work: int | None, no_limits: bool, limits: Any) -> Any:
 
 
 def _check_work(route, model: Model, quantity: str, discipline: str, arithmetic: str,
-                what: str, limits: Any) -> None:
+                what: str, limits: Any, **request: Any) -> None:
     from symq.limits import LIMITS, check, limit_value, number_text
     name, work = route.estimate(model, quantity, discipline, arithmetic,
-                                lambda name: limit_value(name, limits))
+                                lambda name: limit_value(name, limits), **request)
     limit = limit_value(name, limits)
     if work is None:  # counting stopped past the cap
         if limit is None:
@@ -294,7 +321,8 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
           values: Mapping[str, Any] | None = None, digits: int = 30, exact: bool | None = None,
           method: str = "auto", form: str = "structured", time: Any = None,
           percentile: Any = None, max_work: int | None = None, no_limits: bool = False,
-          limits: Any = None, what: str | None = None) -> Result:
+          limits: Any = None, what: str | None = None, wrt: Any = None,
+          of: Any = None) -> Result:
     """Answer a request through the route table.
 
     Parameters
@@ -325,6 +353,16 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
         parsed arguments).
     what : str, optional
         The request as the user wrote it, for error messages.
+    wrt : str, iterable of str or None
+        Partial derivatives by these rates (``"all"``: every rate): symbolic rates give the
+        derivative formula (route ``derivative-formulas``), numeric rates or symbolic rates with
+        ``values`` for all of them every derivative and elasticity, exact or certified (route
+        ``reverse-mode``; the rates of a numeric model are ``lambda_<class>`` and
+        ``mu_<server>``). Quantities: the normalization ones (``empty-probability`` ...
+        ``mean-response-time``).
+    of : iterable of str, optional
+        With ``wrt``: only the derivatives of these outputs (``"total"``, ``"class C"``,
+        ``"server S"``), one backward sweep each.
 
     Returns
     -------
@@ -349,13 +387,20 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
     ...                                       "mu_2": 1}, digits=8)
     >>> r.per_class["1"], r.route
     (Evaluated(exact=5/14, value='0.35714286'), 'nested')
+    >>> g = solve("n", "mean-response-time", values={"lambda_1": "1/4", "lambda_2": "1/4",
+    ...           "mu_1": 1, "mu_2": 1}, wrt=["mu_2"])
+    >>> g.derivative("total", "mu_2"), g.route, g.arithmetic
+    (Fraction(-124, 441), 'reverse-mode', 'exact')
+    >>> solve("n", "empty-probability", wrt=["mu_2"]).formula.at(
+    ...     {"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": 1, "mu_2": 1})
+    3/49
 
     Running time: that of the route (``symq routes``), after its estimate.
     """
     from symq.models.catalog import as_model
     from symq.queries.routes import arithmetic_for, route_named, select
 
-    model = as_model(model)
+    base = model = as_model(model)
     if values:
         model = _with_values(model, values)
     if model.is_empty:
@@ -364,6 +409,9 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
         raise ModelError(f"unknown form {form!r}; available: structured, expression")
     what = what or f"{quantity} of model {model.name or 'given'} ({discipline})"
     limits = _limits(max_work, no_limits, limits)
+    if wrt is not None:
+        return _solve_derivatives(base, model, values, quantity, discipline, digits, exact,
+                                  method, wrt, of, limits, what)
     arithmetic = arithmetic_for(model, quantity, discipline, exact, form)
     if method != "auto":
         arithmetic = _forced_arithmetic(route_named(method), model, arithmetic, exact)
@@ -374,12 +422,7 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
     if arithmetic in ("interval", "ball"):  # memory: the stored sets at the digits asked for
         from symq.queries.estimates import check_certified_memory
         check_certified_memory(model, discipline, digits, what, limits)
-    if model.is_numeric:
-        from symq.engines.normalization.entry import check_stability_fast
-        check_stability_fast(model)
-    else:  # symbolic: refuse a model that no rates can make stable (x < x/2)
-        from symq.models.stability import check_stability
-        check_stability(model)
+    _check_stability(model)
     options = {"digits": digits if model.is_numeric else None, "time": time,
                "percentile": percentile, "arithmetic": arithmetic}
     notes = []
@@ -404,6 +447,79 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
     else:
         result.items = _in_model_order(raw, model)
     return result
+
+
+def _check_stability(model: Model) -> None:
+    if model.is_numeric:
+        from symq.engines.normalization.entry import check_stability_fast
+        check_stability_fast(model)
+    else:  # symbolic: refuse a model that no rates can make stable (x < x/2)
+        from symq.models.stability import check_stability
+        check_stability(model)
+
+
+def _solve_derivatives(base: Model, model: Model, values: Mapping[str, Any] | None,
+                       quantity: str, discipline: str, digits: int, exact: bool | None,
+                       method: str, wrt: Any, of: Any, limits: Any, what: str) -> Result:
+    """:func:`solve` for a request with ``wrt``: one of the ``derivatives`` rows."""
+    from symq.limits import limit_value
+    from symq.queries.routes import NORMALIZATION, gradient_arithmetic, route_named, select
+    if quantity not in NORMALIZATION:
+        raise ModelError(f"no derivatives of {quantity}; available: {', '.join(NORMALIZATION)}")
+    names = None if wrt in ("all", True) else [wrt] if isinstance(wrt, str) else list(wrt)
+    if names is not None and not names:
+        raise ModelError("wrt: name at least one rate (or wrt='all')")
+    labels = None if of is None else [of] if isinstance(of, str) else list(of)
+    per_output = {"server-idle-probability": len(model.servers),
+                  "mean-number": len(model.classes) + 1,
+                  "mean-response-time": len(model.classes) + 1}.get(quantity, 1)
+    outputs = len(labels) if labels else per_output
+    arithmetic = gradient_arithmetic(model, discipline, exact, outputs,
+                                     limit_value("dp-steps", limits))
+    if method != "auto":
+        arithmetic = _forced_arithmetic(route_named(method), model, arithmetic, exact)
+    route = select(model, quantity, discipline, arithmetic, method, derivatives=True)
+    rates = len(names) if names is not None else len(base.symbols) or (
+        len(model.classes) + len(model.servers))
+    _check_work(route, model, quantity, discipline, arithmetic, f"the derivatives of {what}",
+                limits, outputs=outputs, wrt=rates)
+    _check_stability(model)
+    options = {"digits": digits, "arithmetic": arithmetic, "wrt": names, "labels": labels,
+               "base": base if values else None, "values": values}
+    raw = route.function()(model, quantity, discipline, route, options)
+    result = Result(model, quantity, discipline, digits if model.is_numeric else None,
+                    route.name, route.method(model, quantity, discipline), arithmetic)
+    if arithmetic == "structured":
+        result.formula = raw
+        from symq.engines.sensitivity import rate_order
+        result.wrt = names or sorted((s.name for s in model.symbols), key=rate_order)
+        return result
+    result.gradient, result.wrt = raw, list(raw.wrt)
+    result.arithmetic = raw.arithmetic  # an exact fallback of the balls says so
+    result.items = _gradient_items(raw, digits)
+    return result
+
+
+def _gradient_items(g: Any, digits: int) -> Any:
+    """The values of a :class:`~symq.engines.sensitivity.Sensitivities` in the quantity's shape
+    (``""`` one value, ``total``, ``class C``, ``server S``) as :class:`Evaluated` leaves."""
+    from fractions import Fraction
+
+    def leaf(v: Any) -> Evaluated:
+        if isinstance(v, Fraction):
+            return _evaluated(sympy.Rational(v.numerator, v.denominator), digits)
+        exact = v.lower if v.lower == v.upper else None
+        return Evaluated(None if exact is None else sympy.Rational(exact), v.text)
+    if list(g.values) == [""]:
+        return leaf(g.values[""])
+    out: dict[str, Any] = {}
+    for label, v in g.values.items():
+        kind, _, name = label.partition(" ")
+        if kind == "total":
+            out["total"] = leaf(v)
+        else:
+            out.setdefault("per_class" if kind == "class" else "per_server", {})[name] = leaf(v)
+    return out
 
 
 def _in_model_order(items: Any, model: Model) -> Any:
