@@ -53,7 +53,6 @@ def evaluate_gradient(args: argparse.Namespace, label: str) -> int:
     """
     from symq.commands.common import emit_json, model_with_values
     from symq.progress import busy
-    from symq.queries.gradient import gradient_lines
     from symq.queries.solve import solve
     base, _, values = model_with_values(args)
     with busy(f"gradient of {args.quantity}"):
@@ -65,7 +64,7 @@ def evaluate_gradient(args: argparse.Namespace, label: str) -> int:
     if args.format == "json":
         emit_json({"model": label, "parameters": values, **result.as_json()})
         return 0
-    print("\n".join(gradient_lines(result.gradient, args.digits)))
+    print("\n".join(result.gradient.lines(args.digits)))
     return 0
 
 

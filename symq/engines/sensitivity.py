@@ -158,7 +158,11 @@ class TapeField:
     leaves : mapping
         ``{sympy.Symbol: exact rational}``: the rates to differentiate by and their values.
     base : str
-        ``"exact"`` or ``"ball"`` (use inside ``flint.ctx.workprec(bits)``).
+        ``"exact"`` or ``"ball"`` (use inside ``flint.ctx.workprec(bits)``), or ``"dual"``: the
+        elements of :mod:`symq.engines.second_order` (dual numbers over balls), whose conversion
+        of constants ``const`` gives.
+    const : callable, optional
+        The conversion of constants of the ``"dual"`` base.
 
     Examples
     --------
@@ -173,9 +177,12 @@ class TapeField:
     numeric = True
     kind = "tape"
 
-    def __init__(self, leaves: Mapping[sympy.Symbol, Any], base: str = "exact") -> None:
+    def __init__(self, leaves: Mapping[sympy.Symbol, Any], base: str = "exact",
+                 const: Any = None) -> None:
         self.base = base
-        if base == "exact":
+        if base == "dual" and const is not None:
+            self._const = const
+        elif base == "exact":
             from symq.arithmetic.exact import flint_module
             flint = flint_module()
             if flint is not None:
@@ -199,7 +206,8 @@ class TapeField:
                     arb(fmpq(f.numerator, f.denominator))
             self._const = const
         else:
-            raise ModelError(f"unknown base arithmetic {base!r}; available: exact, ball")
+            raise ModelError(f"unknown base arithmetic {base!r}; available: exact, ball, dual "
+                             "(with const)")
         self.ops: list = []
         self.Var = type("Var", (_Var,), {"_ops": self.ops, "_const": staticmethod(self._const)})
         self.zero = self.Var(self._const(0))
@@ -413,6 +421,85 @@ class Sensitivities:
         r"""$\partial\log Q/\partial\log x=(x/Q)\,\partial Q/\partial x$."""
         return self.elasticities[label][name]
 
+    def lines(self, digits: int | None = None) -> list[str]:
+        """The lines ``symq evaluate --gradient`` prints: each output's value, then one line
+        per rate with the derivative and the elasticity (exact ``p/q = decimal``, or the
+        certified digits).
+
+        Parameters
+        ----------
+        digits : int, optional
+            Digits of the exact values' decimals (default those computed with, or 30).
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> from symq import example_model
+        >>> g = gradient(example_model("n"), "empty-probability", wrt=["lambda_1"], digits=6)
+        >>> g.lines()
+        ['9/14 = 0.642857', '  d/dlambda_1: -45/49 = -0.918367 (elasticity -0.357143)']
+
+        Running time: O(outputs x rates) roundings.
+        """
+        digits = digits or self.digits or 30
+        exact = self.arithmetic == "exact" and not (
+            self.values and _is_ball(next(iter(self.values.values()))))
+        out = []
+        for label in self.labels:
+            head = _text(self.values[label], digits, exact)
+            out.append(f"{label}: {head}" if label else head)
+            for n in self.wrt if label in self.derivatives else ():
+                d = _text(self.derivatives[label][n], digits, exact)
+                e = _decimal(self.elasticities[label][n], digits, exact)
+                out.append(f"  d/d{n}: {d} (elasticity {e})")
+        return out
+
+    def as_json(self, digits: int | None = None) -> dict[str, Any]:
+        """``{"arithmetic", "wrt", "point", "value": {label: ...}, "gradient": {label: {rate:
+        ...}}, "elasticity": {...}}``, each number as ``{"exact": "p/q", "value": digits}`` or,
+        certified, ``{"value": digits}`` (the fields of ``symq evaluate --gradient --json``).
+
+        Parameters
+        ----------
+        digits : int, optional
+            Digits of the exact values' decimals.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> from symq import example_model
+        >>> g = gradient(example_model("n"), "empty-probability", wrt=["mu_1"], digits=4)
+        >>> g.as_json()["gradient"]
+        {'': {'mu_1': {'exact': '27/98', 'value': '0.2755'}}}
+
+        Running time: O(outputs x rates) roundings.
+        """
+        digits = digits or self.digits or 30
+
+        def leaf(v: Any) -> Any:
+            if v is None:
+                return None
+            if _is_ball(v):
+                data = {"value": v.text}
+                if v.lower == v.upper:
+                    data = {"exact": str(v.lower), **data}
+                return data
+            return {"exact": str(v), "value": _decimal(v, digits, True)}
+        return {"arithmetic": self.arithmetic, "wrt": list(self.wrt),
+                "point": {n: str(self.point[n]) for n in sorted(self.point, key=rate_order)},
+                "value": {k: leaf(v) for k, v in self.values.items()},
+                "gradient": {k: {n: leaf(v) for n, v in d.items()}
+                             for k, d in self.derivatives.items()},
+                "elasticity": {k: {n: leaf(v) for n, v in d.items()}
+                               for k, d in self.elasticities.items()},
+                **({"bits": self.bits} if self.bits else {})}
+
     def _repr_html_(self) -> str:
         """Jupyter: one table row per output and rate (value, derivative, elasticity)."""
         from symq.display import html_table
@@ -425,6 +512,33 @@ class Sensitivities:
                 rows.append((label or "value", name, shown(self.derivatives[label][name]),
                              shown(self.elasticities.get(label, {}).get(name, ""))))
         return html_table([(("output", "rate", "derivative", "elasticity"), rows)])
+
+
+def _is_ball(v: Any) -> bool:
+    return hasattr(v, "text") and hasattr(v, "lower")
+
+
+def _text(v: Any, digits: int, exact: bool) -> str:
+    """An exact value as ``p/q = decimal`` (an integer alone), a certified one as its digits."""
+    from symq.arithmetic.numeric import exact_string, round_fraction
+    if v is None:
+        return "undefined"
+    if not exact:
+        return v.text
+    if v == 0:
+        return "0"
+    if v.denominator == 1:
+        return str(v.numerator)
+    return f"{exact_string(sympy.Rational(v.numerator, v.denominator))} = {round_fraction(v, digits)}"
+
+
+def _decimal(v: Any, digits: int, exact: bool) -> str:
+    from symq.arithmetic.numeric import round_fraction
+    if v is None:
+        return "undefined"
+    if not exact:
+        return v.text
+    return "0" if v == 0 else round_fraction(v, digits)
 
 
 def _alis_total(graph: Any, field: TapeField, quantity: str) -> dict[str, _Var]:
@@ -478,7 +592,7 @@ def _outputs(graph: Any, field: TapeField, quantity: str, discipline: str,
         out = collaborative_values(graph, per_class, idle=idle)
     elif discipline == "alis":
         out = alis_values(graph, per_class, idle=idle)
-    elif per_class and field.base == "ball":
+    elif per_class and field.base in ("ball", "dual"):
         # the mean numbers of canonical RAIS equal those of ALIS as functions of the rates
         # (Thm 3.10 with the ALIS-averaged routing), so their derivatives are equal too; the
         # ALIS DP costs O(2^M M + U J) instead of O(J 2^M M)

@@ -3,14 +3,16 @@ picks the route ``reverse-mode`` of the route table and its arithmetic: exact ra
 cheap or asked for, certified balls otherwise), and the text and JSON that ``symq evaluate
 --gradient`` / ``--wrt NAME`` print. The engine is :mod:`symq.engines.sensitivity` (reverse-mode
 differentiation of the subset DPs); docs/sensitivities.md explains why the printed digits are
-right.
+right. The lines and JSON that ``symq evaluate --gradient`` prints are
+:meth:`~symq.engines.sensitivity.Sensitivities.lines` and
+:meth:`~symq.engines.sensitivity.Sensitivities.as_json`.
 
 Examples
 --------
 >>> import symq
 >>> g = symq.gradient("n", "mean-response-time", values={"lambda_1": "1/4",
 ...     "lambda_2": "1/4", "mu_1": 1, "mu_2": 1}, wrt=["mu_2"], digits=8)
->>> print("\n".join(gradient_lines(g)))
+>>> print("\n".join(g.lines()))
 total: 22/21 = 1.0476190
   d/dmu_2: -124/441 = -0.28117914 (elasticity -0.26839827)
 class 1: 10/7 = 1.4285714
@@ -21,14 +23,12 @@ class 2: 2/3 = 0.66666667
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
-import sympy
 
 from symq.models.model import Model
 
-__all__ = ["gradient", "gradient_lines", "gradient_json"]
+__all__ = ["gradient"]
 
 
 def gradient(model: Model | str, quantity: str, discipline: str = "collaborative",
@@ -94,117 +94,3 @@ def gradient(model: Model | str, quantity: str, discipline: str = "collaborative
                    wrt="all" if wrt is None else list(wrt), of=labels, max_work=max_work,
                    no_limits=no_limits, limits=limits)
     return result.gradient
-
-
-def _text(v: Any, digits: int, exact: bool) -> str:
-    from symq.arithmetic.numeric import exact_string, round_fraction
-    if v is None:
-        return "undefined"
-    if not exact:
-        return v.text
-    if v == 0:
-        return "0"
-    r = sympy.Rational(v.numerator, v.denominator)
-    if v.denominator == 1:
-        return str(v.numerator)
-    return f"{exact_string(r)} = {round_fraction(v, digits)}"
-
-
-def _decimal(v: Any, digits: int, exact: bool) -> str:
-    from symq.arithmetic.numeric import round_fraction
-    if v is None:
-        return "undefined"
-    if not exact:
-        return v.text
-    return "0" if v == 0 else round_fraction(v, digits)
-
-
-def gradient_lines(g: Any, digits: int | None = None) -> list[str]:
-    """The lines ``symq evaluate --gradient`` prints: each output's value, then one line per
-    rate with the derivative and the elasticity.
-
-    Parameters
-    ----------
-    g : Sensitivities
-        What :func:`gradient` returned.
-    digits : int, optional
-        Digits of the exact values' decimals (default those ``g`` was computed with, or 30).
-
-    Returns
-    -------
-    list of str
-
-    Examples
-    --------
-    >>> from symq import example_model
-    >>> g = gradient(example_model("n"), "empty-probability", wrt=["lambda_1"], digits=6)
-    >>> gradient_lines(g)
-    ['9/14 = 0.642857', '  d/dlambda_1: -45/49 = -0.918367 (elasticity -0.357143)']
-
-    Running time: O(outputs x rates) roundings.
-    """
-    digits = digits or g.digits or 30
-    exact = g.arithmetic == "exact" and not (g.values and _is_ball(next(iter(g.values.values()))))
-    out = []
-    for label in g.labels:
-        head = _text(g.values[label], digits, exact)
-        out.append(f"{label}: {head}" if label else head)
-        for n in g.wrt if label in g.derivatives else ():
-            d = _text(g.derivatives[label][n], digits, exact)
-            e = _decimal(g.elasticities[label][n], digits, exact)
-            out.append(f"  d/d{n}: {d} (elasticity {e})")
-    return out
-
-
-def _is_ball(v: Any) -> bool:
-    return hasattr(v, "text") and hasattr(v, "lower")
-
-
-def gradient_json(g: Any, digits: int | None = None) -> dict[str, Any]:
-    """``{"arithmetic", "wrt", "point", "value": {label: ...}, "gradient": {label: {rate: ...}},
-    "elasticity": {...}}``, each number as ``{"exact": "p/q", "value": digits}`` or, certified,
-    ``{"value": digits}``.
-
-    Parameters
-    ----------
-    g : Sensitivities
-        What :func:`gradient` returned.
-    digits : int, optional
-        Digits of the exact values' decimals.
-
-    Returns
-    -------
-    dict
-
-    Examples
-    --------
-    >>> from symq import example_model
-    >>> g = gradient(example_model("n"), "empty-probability", wrt=["mu_1"], digits=4)
-    >>> gradient_json(g)["gradient"]
-    {'': {'mu_1': {'exact': '27/98', 'value': '0.2755'}}}
-
-    Running time: O(outputs x rates) roundings.
-    """
-    from symq.engines.sensitivity import rate_order
-    digits = digits or g.digits or 30
-
-    def leaf(v: Any) -> Any:
-        if v is None:
-            return None
-        if _is_ball(v):
-            data = {"value": v.text}
-            if v.lower == v.upper:
-                data = {"exact": str(v.lower), **data}
-            return data
-        return {"exact": str(v), "value": _decimal(v, digits, True)}
-    return {"arithmetic": g.arithmetic, "wrt": list(g.wrt),
-            "point": {n: str(g.point[n]) for n in sorted(g.point, key=rate_order)},
-            "value": {k: leaf(v) for k, v in g.values.items()},
-            "gradient": {k: {n: leaf(v) for n, v in d.items()} for k, d in g.derivatives.items()},
-            "elasticity": {k: {n: leaf(v) for n, v in d.items()}
-                           for k, d in g.elasticities.items()},
-            **({"bits": g.bits} if g.bits else {})}
-
-
-def _fraction(v: Any) -> Fraction:
-    return v if isinstance(v, Fraction) else Fraction(str(v))

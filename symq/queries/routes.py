@@ -563,6 +563,11 @@ def gradient_arithmetic(model: Model, discipline: str, exact: bool | None, outpu
     str
         ``"structured"``, ``"exact"`` or ``"ball"``.
 
+    Raises
+    ------
+    UnsupportedError
+        Certified digits (``exact=False``) asked for a symbolic model.
+
     Examples
     --------
     >>> from symq import example_model, model

@@ -130,12 +130,11 @@ class Result:
 
     def as_json(self) -> dict[str, Any]:
         """The JSON fields of ``symq evaluate --json`` (``result`` in the quantity's shape; with
-        derivatives the fields of :func:`symq.queries.gradient.gradient_json` instead)."""
+        derivatives the fields of :meth:`symq.engines.sensitivity.Sensitivities.as_json` instead)."""
         head = {"quantity": self.quantity, "discipline": self.discipline, "route": self.route,
                 "method": self.method, "arithmetic": self.arithmetic, "digits": self.digits}
         if self.gradient is not None:
-            from symq.queries.gradient import gradient_json
-            return {**head, **gradient_json(self.gradient, self.digits)}
+            return {**head, **self.gradient.as_json(self.digits)}
         return {**head, "result": map_leaves(self.items, _leaf_json)}
 
     def __str__(self) -> str:
