@@ -220,3 +220,27 @@ def test_certified_digits_have_the_larger_limit_of_the_fixed_point_kernels():
     assert steps > LIMITS["dp-steps"].default
     with pytest.raises(TooLargeError, match="subset-DP steps"):
         check_subset_dp(model, "collaborative", "evaluate m20 --exact")
+
+
+def test_certified_gradients_are_refused_by_their_steps_and_their_tape(capsys, tmp_path):
+    """The reverse-mode route counts three DP steps per output swept, and the memory of the
+    recorded tape: a random 20-server ALIS graph is refused by steps (1.3e+08 > 5e+07), and,
+    with the steps raised, by the tape's memory; the estimates are the counts, exactly."""
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+    from routes import random_stable_model
+    from symq.queries.estimates import tape_memory
+    model = random_stable_model(20, 1)
+    path = tmp_path / "r20.toml"
+    path.write_text(model.to_toml(), encoding="utf-8")
+    steps = subset_dp_steps(model, "alis")
+    argv = ["evaluate", str(path), "mean-response-time", "--discipline", "alis", "--gradient",
+            "--of", "total"]
+    start = time.process_time()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"pass --max-work {3 * steps} to go ahead" in err, err
+    assert main([*argv, "--max-work", str(3 * steps)]) == 2
+    err = capsys.readouterr().err
+    assert f"about {tape_memory(model, 'alis', 30):,} MiB of memory" in err, err
+    assert time.process_time() - start < 10

@@ -482,6 +482,10 @@ def _solve_derivatives(base: Model, model: Model, values: Mapping[str, Any] | No
         len(model.classes) + len(model.servers))
     _check_work(route, model, quantity, discipline, arithmetic, f"the derivatives of {what}",
                 limits, outputs=outputs, wrt=rates)
+    if arithmetic == "ball":  # memory: the recorded tape at the digits asked for
+        from symq.queries.estimates import check_certified_memory
+        check_certified_memory(model, discipline, digits, f"the derivatives of {what}", limits,
+                               tape=True)
     _check_stability(model)
     options = {"digits": digits, "arithmetic": arithmetic, "wrt": names, "labels": labels,
                "base": base if values else None, "values": values}
