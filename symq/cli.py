@@ -177,6 +177,13 @@ def _run_derive(args: argparse.Namespace) -> int:
         if args.wrt or args.gradient:  # the chain rule through the definitions
             from symq.commands.gradient import derive_gradient
             result = derive_gradient(args, model)
+            if result.gradient is not None:  # numeric rates: the exact derivatives
+                if args.format == "json":
+                    emit_json({"model": _label(args, model), "parameters": values,
+                               **result.as_json()})
+                else:
+                    print("\n".join(result.gradient.lines()))
+                return 0
         else:
             result = solve(model, args.quantity, args.discipline, exact=True,
                            method=args.method, form="structured", limits=args,

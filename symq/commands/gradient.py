@@ -86,7 +86,8 @@ def _labels(of: list[str] | None) -> list[str] | None:
 
 def derive_gradient(args: argparse.Namespace, model: Any) -> Any:
     """``symq derive ... --wrt NAME`` / ``--gradient``: the partial derivatives as a structured
-    formula (:func:`symq.solve` with ``wrt``, route ``derivative-formulas``).
+    formula (:func:`symq.solve` with ``wrt``, route ``derivative-formulas``); for numeric rates,
+    as ``derive`` prints exact values there, the exact derivatives (route ``reverse-mode``).
 
     Parameters
     ----------
@@ -99,13 +100,12 @@ def derive_gradient(args: argparse.Namespace, model: Any) -> Any:
     -------
     Result
         Its ``formula`` the derivative formula, printed by ``derive`` like any structured
-        formula.
+        formula (numeric rates: its ``gradient``, printed as ``evaluate --wrt`` prints it).
 
     Raises
     ------
     ModelError
-        Numeric rates (use ``evaluate --wrt``), a quantity without derivative formulas, an
-        unknown rate name.
+        A quantity without derivative formulas, an unknown rate name.
 
     Examples
     --------
@@ -118,9 +118,6 @@ def derive_gradient(args: argparse.Namespace, model: Any) -> Any:
     """
     from symq.queries.routes import NORMALIZATION
     from symq.queries.solve import solve
-    if model.is_numeric:
-        raise ModelError("derive --wrt needs symbolic rates (the derivative as a formula); "
-                         "for its value at numeric rates use evaluate --wrt NAME")
     if args.quantity not in NORMALIZATION:
         raise ModelError(f"derive --wrt: {args.quantity} has no derivative formula; "
                          f"available: {', '.join(NORMALIZATION)}")
