@@ -1,6 +1,6 @@
 r"""``symq plot MODEL KIND [--set ...] [--output FILE.png|FILE.svg|FILE.pdf ...]``: draw a picture.
 The kinds of picture come from the registry in :mod:`symq.presentation.pictures` (one module per kind):
-``graph``, ``load``, ``distribution``, ``clusters`` take a model (a built-in name or a TOML file,
+``graph``, ``load``, ``split``, ``distribution``, ``clusters`` take a model (a built-in name or a TOML file,
 ``--set`` for its symbols); ``heatmap`` and ``levels`` take a two-queue routing policy (``jsq``,
 ``asymmetric`` or ``sed``, with the options of ``symq compensation``). Without ``--output`` the
 picture is written as PNG to a file named from the model, the kind and every parameter that
@@ -19,6 +19,8 @@ Examples
 ``symq plot sed heatmap --s 3 --q 2/5 --rho 9/10 --rhos 1/2,7/10``
 
 ``symq plot w clusters --set lambda_1=2 --set lambda_2=1/2 --set lambda_3=1 --set mu_1=1 --set mu_2=1``
+
+``symq plot w split --set lambda_1=3/20 --set lambda_2=1/10 --set lambda_3=1/4 --budget "mu_1 + mu_2 = 9/5"``
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def register(subparsers) -> None:
     known = kinds()
     listing = "; ".join(f"{k.name}: {k.summary}" for k in known.values())
     p = subparsers.add_parser(
-        "plot", help="draw a picture (graph, load, distribution, heatmap, levels, clusters, ...)",
+        "plot", help="draw a picture (graph, load, split, distribution, heatmap, levels, clusters, ...)",
         description="Draw a picture of a model with matplotlib, as PNG, SVG or PDF. Kinds: " + listing
                     + ". MODEL is " + SUBJECTS["model"] + "; for heatmap and levels it is "
                     + SUBJECTS["routing"] + ".")
@@ -259,7 +261,10 @@ def run(args: argparse.Namespace) -> int:
     if kind.progress:
         options["progress"] = callback(f"plot {kind.name}", quiet=args.quiet, unit="point")
     defaults = {name: spec.get("default") for name, spec in kind.options.items()}
-    picture = kind.draw(subject, **options)
+    # a kind whose draw takes ``limits`` checks its own work up front (--max-work, --no-limits)
+    import inspect
+    extra = {"limits": args} if "limits" in inspect.signature(kind.draw).parameters else {}
+    picture = kind.draw(subject, **options, **extra)
     try:
         if args.output:
             paths = args.output
