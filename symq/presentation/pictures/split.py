@@ -90,7 +90,7 @@ def parse_split_budget(text: str, rates: Any) -> tuple[str, str, Fraction]:
     >>> parse_split_budget("mu_1 + mu_2 + mu_3 = 3", ["mu_1", "mu_2", "mu_3"])
     Traceback (most recent call last):
     ...
-    symq.errors.ModelError: --budget 'mu_1 + mu_2 + mu_3 = 3': the split picture draws exactly two budget rates, not 3 (mu_1, mu_2, mu_3); use symq optimize for more
+    symq.errors.ModelError: --budget 'mu_1 + mu_2 + mu_3 = 3': the split picture draws exactly two budget rates, not 3 (mu_1, mu_2, mu_3); symq optimize splits a capacity among more
 
     Running time: O(length of the text).
     """
@@ -121,8 +121,9 @@ def parse_split_budget(text: str, rates: Any) -> tuple[str, str, Fraction]:
                              + ", ".join(sorted(rates, key=rate_order)))
     names = sorted(set(names), key=rate_order)
     if len(names) != 2:
+        more = "; symq optimize splits a capacity among more" if len(names) > 2 else ""
         raise ModelError(f"{where}: the split picture draws exactly two budget rates, not "
-                         f"{len(names)} ({', '.join(names)}); use symq optimize for more")
+                         f"{len(names)} ({', '.join(names)}){more}")
     return names[0], names[1], _fraction(capacity)
 
 
