@@ -7,7 +7,10 @@ The DPs of :mod:`symq.engines.normalization` only use $+,-,\times,\div$ on the e
 operation on a tape (a Wengert list). One backward sweep over the tape then gives the partial
 derivatives of one output with respect to every rate, by the chain rule applied to each recorded
 operation, at about three times the cost of the values; ``J + 1`` sweeps give those of the
-``J`` per-class values and the total. The base arithmetic of the tape is
+``J`` per-class values and the total. The two subset transforms of the ALIS and RAIS DPs
+(the zeta transform and the idle-order recursion $\widetilde W$ of Thm 3.9) are recorded as one
+tape entry each, with their adjoints written out (the transposed, superset-sum transform, and
+the recursion run backwards), so that the $2^M M$ additions they make cost no tape entry each. The base arithmetic of the tape is
 
 * ``exact``: rationals (``fmpq``, else ``Fraction``): the derivatives are exact, because each
   step of the sweep is the exact derivative of one exact operation;
@@ -50,8 +53,42 @@ __all__ = ["TapeField", "Sensitivities", "gradient", "rate_symbols", "rate_order
 OUTPUT_QUANTITIES = ("empty-probability", "normalizing-constant", "server-idle-probability",
                      "mean-number", "mean-response-time")
 
-# tape entries: (kind, first parent, second parent, first value, second value)
-_LEAF, _ADD, _SUB, _MUL, _DIV, _SCALE, _NEG, _RDIV = range(8)
+# tape entries: (kind, first parent, second parent, first value, second value); a block of n
+# outputs (a whole subset transform) takes n entries: n - 1 (_PART, top) and, on top,
+# (_BLOCK, first index, -1, backward, None) whose backward(adj, first, top, zero) adds the
+# block's contributions to its inputs' adjoints
+_LEAF, _ADD, _SUB, _MUL, _DIV, _SCALE, _NEG, _RDIV, _BLOCK, _PART = range(10)
+
+
+def _adjoints(adj: list, first: int, top: int, zero: Any) -> list:
+    """The adjoints of a block's outputs (``None`` where none reached them; the top's zero
+    marker as ``None``)."""
+    bars = adj[first:top + 1]
+    if bars[-1] is zero:
+        bars[-1] = None
+    return bars
+
+
+def _superset_sums(bars: list, size: int) -> list:
+    """$\\bar t(Y)=\\sum_{X\\supseteq Y}\\bar T(X)$ over ``2**size`` adjoints, ``None`` an
+    adjoint that nothing reached (zero, added without an operation)."""
+    n = len(bars)
+    for j in range(size):
+        bit = 1 << j
+        for base in range(0, n, 2 * bit):
+            high = base + bit
+            bars[base:high] = [a if b is None else b if a is None else a + b
+                               for a, b in zip(bars[base:high], bars[high:high + bit])]
+    return bars
+
+
+def _scatter(adj: list, indices: list[int], bars: list) -> None:
+    """Add ``bars[x]`` to the adjoint of the tape entry ``indices[x]`` (constants and adjoints
+    that nothing reached: skipped)."""
+    for i, g in zip(indices, bars):
+        if i >= 0 and g is not None:
+            p = adj[i]
+            adj[i] = g if p is None else p + g
 
 
 class _Var:
@@ -61,6 +98,7 @@ class _Var:
 
     __slots__ = ("v", "i")
     _ops: list = []
+    _blocks: list = []
     _const: Any = None
 
     def __init__(self, v: Any, i: int = -1) -> None:
@@ -144,6 +182,65 @@ class _Var:
     def __bool__(self) -> bool:
         return self.i >= 0 or bool(self.v)
 
+    @classmethod
+    def _block(cls, values: list, backward: Any) -> list["_Var"]:
+        """Record ``values`` (base elements) as one block of tape entries with ``backward``."""
+        ops = cls._ops
+        first = len(ops)
+        top = first + len(values) - 1
+        ops.extend([(_PART, top, -1, None, None)] * (len(values) - 1))
+        ops.append((_BLOCK, first, -1, backward, None))
+        cls._blocks.append(top)
+        return [cls(v, first + x) for x, v in enumerate(values)]
+
+    @classmethod
+    def zeta_block(cls, table: list, size: int) -> list["_Var"]:
+        r"""The subset-sum transform $T(X)=\sum_{Y\subseteq X}t(Y)$ of
+        :func:`symq.engines.set_functions.zeta` as one block: the values are transformed in the
+        base arithmetic, and the adjoint is the transposed (superset-sum) transform,
+        $\bar t(Y)=\sum_{X\supseteq Y}\bar T(X)$. Running time: O(2^M M) base additions each
+        way, no tape entry per addition."""
+        from symq.engines.set_functions import zeta
+        table = [e if e.__class__ is cls else cls(cls._const(e)) for e in table]
+        raw = [e.v for e in table]
+        indices = [e.i for e in table]
+        zeta(raw, size)
+
+        def backward(adj: list, first: int, top: int, zero: Any) -> None:
+            _scatter(adj, indices, _superset_sums(_adjoints(adj, first, top, zero), size))
+        return cls._block(raw, backward)
+
+    @classmethod
+    def idle_order_block(cls, arrivals: list, size: int) -> list["_Var"]:
+        r"""$\widetilde W(\emptyset)=1$, $\widetilde W(I)=S(I)/L(I)$ with
+        $S(I)=\sum_{s\in I}\widetilde W(I\setminus s)$ (:func:`symq.engines.set_functions.
+        idle_order_table`) as one block. Adjoint, sets in decreasing order (a set's adjoint is
+        complete once its supersets are done): $\bar S(I)=\bar W(I)/L(I)$,
+        $\bar L(I)=-\bar S(I)\,\widetilde W(I)$, $\bar W(I\setminus s)\mathrel{+}=\bar S(I)$.
+        Running time: O(2^M M) base operations each way."""
+        from symq.engines.set_functions import idle_order_table
+        arrivals = [e if e.__class__ is cls else cls(cls._const(e)) for e in arrivals]
+        low = [e.v for e in arrivals]
+        indices = [e.i for e in arrivals]
+        zero, one = cls._const(0), cls._const(1)
+        tilde = idle_order_table(low, size, zero, one)
+        singles = [1 << j for j in range(size)]
+
+        def backward(adj: list, first: int, top: int, zero: Any) -> None:
+            bars = _adjoints(adj, first, top, zero)
+            lbars: list = [None] * len(bars)
+            for x in range(len(bars) - 1, 0, -1):
+                if bars[x] is None:
+                    continue
+                sbar = bars[x] / low[x]
+                lbars[x] = -(sbar * tilde[x])
+                for b in singles:
+                    if x & b:
+                        p = bars[x ^ b]
+                        bars[x ^ b] = sbar if p is None else p + sbar
+            _scatter(adj, indices, lbars)
+        return cls._block(tilde, backward)
+
     def __repr__(self) -> str:
         return f"_Var({self.v}, {self.i})"
 
@@ -209,7 +306,9 @@ class TapeField:
             raise ModelError(f"unknown base arithmetic {base!r}; available: exact, ball, dual "
                              "(with const)")
         self.ops: list = []
-        self.Var = type("Var", (_Var,), {"_ops": self.ops, "_const": staticmethod(self._const)})
+        self.blocks: list[int] = []  # the top entries of the blocks (subset transforms)
+        self.Var = type("Var", (_Var,), {"_ops": self.ops, "_blocks": self.blocks,
+                                         "_const": staticmethod(self._const)})
         self.zero = self.Var(self._const(0))
         self.one = self.Var(self._const(1))
         self.leaves: dict[sympy.Symbol, _Var] = {}
@@ -264,9 +363,16 @@ class TapeField:
         if not isinstance(output, _Var) or output.i < 0:
             return out
         ops = self.ops
-        adj: list = [None] * (output.i + 1)
+        zero = self._const(0)
+        start = output.i
+        if ops[start][0] == _PART:  # an output inside a block: sweep from the block's top
+            start = ops[start][1]
+        adj: list = [None] * (start + 1)
         adj[output.i] = self._const(1)
-        for k in range(output.i, -1, -1):
+        for top in self.blocks:  # every block below the output is visited at its top
+            if top <= start and adj[top] is None:
+                adj[top] = zero
+        for k in range(start, -1, -1):
             g = adj[k]
             if g is None:
                 continue
@@ -303,6 +409,8 @@ class TapeField:
                 t = g * x / y
                 p = adj[a]
                 adj[a] = -t if p is None else p - t
+            elif kind == _BLOCK:  # a whole transform: its adjoint at once (x: its backward)
+                x(adj, a, k, zero)
         for s, leaf in self.leaves.items():
             if leaf.i < len(adj) and adj[leaf.i] is not None:
                 out[s] = adj[leaf.i]

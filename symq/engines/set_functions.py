@@ -260,8 +260,14 @@ def zeta(table: list[Any], size: int) -> None:
     >>> zeta(t, 2); t
     [1, 3, 4, 10]
 
-    Running time: O(2^size size) additions.
+    Running time: O(2^size size) additions. Elements whose type has ``zeta_block`` (the
+    recording elements of :mod:`symq.engines.sensitivity`) do the whole transform as one
+    recorded operation.
     """
+    block = getattr(type(table[0]), "zeta_block", None) if table else None
+    if block is not None:
+        table[:] = block(table, size)
+        return
     n = len(table)
     for j in range(size):
         bit = 1 << j
@@ -390,8 +396,13 @@ def idle_order_table(arrivals: Sequence[Any], size: int, zero: Any, one: Any) ->
     >>> idle_order_table([0, 5, 6, 7], 2, Fraction(0), Fraction(1))
     [Fraction(1, 1), Fraction(1, 5), Fraction(1, 6), Fraction(11, 210)]
 
-    Running time: O(2^M M) field operations.
+    Running time: O(2^M M) field operations. Elements whose type has ``idle_order_block``
+    (the recording elements of :mod:`symq.engines.sensitivity`) do the whole table as one
+    recorded operation.
     """
+    block = getattr(type(arrivals[0]), "idle_order_block", None) if len(arrivals) else None
+    if block is not None:
+        return block(list(arrivals), size)
     n = 1 << size
     tilde = [zero] * n
     tilde[0] = one
