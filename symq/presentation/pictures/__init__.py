@@ -3,8 +3,8 @@ Every module of this package registers its kinds with :func:`register` when it i
 :func:`kinds` imports them all, so a new picture is a new module here and nothing else; a kind
 has a ``summary``, a ``subject`` (a compatibility model or a two-queue routing policy), its extra
 options and a ``draw`` function that returns a :class:`Picture`. The kinds shipped (``graph``,
-``load``, ``distribution``, ``heatmap``, ``levels``, ``clusters``) and how the registry works are
-in docs/pictures.md.
+``load``, ``split``, ``distribution``, ``heatmap``, ``levels``, ``clusters``) and how the registry
+works are in docs/pictures.md.
 
 Examples
 --------
