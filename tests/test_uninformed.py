@@ -291,3 +291,17 @@ def test_handlers_apply_to_any_single_flexible_class_model():
     assert (sympy.Rational(empty.numerator, empty.denominator)
             == uninformed_empty_probability(queue) / mass)
     assert derive(m, "mean-number", "rais")["per_class"]["a"] == uninformed_mean_number(queue)
+
+
+def test_the_slack_symbol_never_captures_a_rate_of_the_same_name():
+    """with_slack writes mu^n = lambda + delta with a new symbol; a queue whose own rate is
+    called delta keeps it as a rate (the slack becomes delta_1), so substituting values gives
+    the same total rate as before."""
+    import sympy
+    delta = sympy.Symbol("delta", positive=True)
+    queue = uninformed_queue(2, arrival_rate=delta, service_rates=[2, 1])
+    slack = queue.with_slack()
+    assert slack.slack.name == "delta_1"
+    values = {delta: sympy.Rational(1, 2), slack.slack: sympy.Rational(5, 2)}
+    assert slack.total_rate.subs(values) == queue.total_rate.subs({delta: sympy.Rational(1, 2)})
+    assert uninformed_queue(2).with_slack().slack.name == "delta"

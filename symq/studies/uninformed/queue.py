@@ -121,9 +121,18 @@ class UninformedQueue(Displayed):
 
     def with_slack(self, slack: sympy.Symbol | str = "delta") -> "UninformedQueue":
         r"""The same queue with $\mu^n$ written $\lambda + \delta$ wherever it appears (the
-        substitution of the sign certificates); $\delta$ is a new positive symbol."""
-        delta = positive_symbol(slack) if isinstance(slack, str) else slack
-        return replace(self, total_rate=self.arrival_rate + delta, slack=delta)
+        substitution of the sign certificates); $\delta$ is a new positive symbol, renamed
+        ``delta_1``, ``delta_2``, ... when a rate already uses the name (a rate called
+        ``delta`` stays a rate)."""
+        if isinstance(slack, str):
+            used = {s.name for rate in (self.arrival_rate, *self.service_rates.values())
+                    for s in sympy.sympify(rate).free_symbols}
+            name, k = slack, 0
+            while name in used:
+                k += 1
+                name = f"{slack}_{k}"
+            slack = positive_symbol(name)
+        return replace(self, total_rate=self.arrival_rate + slack, slack=slack)
 
 
 def is_uninformed(model: Model) -> bool:
