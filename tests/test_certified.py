@@ -105,8 +105,10 @@ def test_rounding_tie_and_perturbed_ball_do_not_pass():
         shifted = ball + flint.arb(10) ** (-DIGITS + 2)  # a wrong value with a tiny radius
     good, bad = certify(ball, DIGITS), certify(shifted, DIGITS)
     assert good.text == round_fraction(exact, DIGITS)
-    assert bad is None or bad.text != round_fraction(exact, DIGITS)
-    assert bad is None or not bad.lower <= exact <= bad.upper
+    # the wrong ball is narrow, so it certifies: to digits that are not the exact value's,
+    # and its enclosure excludes the exact value (the exact comparison catches it)
+    assert bad is not None and bad.text != round_fraction(exact, DIGITS)
+    assert not bad.lower <= exact <= bad.upper
 
 
 def test_perturbed_model_is_caught_by_the_exact_comparison():
