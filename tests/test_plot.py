@@ -19,6 +19,8 @@ W = ["--set", "lambda_1=1", "--set", "lambda_2=1", "--set", "lambda_3=1", "--set
 CASES = {
     "graph": ["w", "graph"],
     "load": ["w", "load", *W, "--points", "3"],
+    "split": ["w", "split", "--set", "lambda_1=1", "--set", "lambda_2=1", "--set", "lambda_3=1",
+              "--budget", "mu_1 + mu_2 = 4", "--points", "4"],
     "distribution": ["w", "distribution", *W, "--max-jobs", "6"],
     "clusters": ["w", "clusters", *W, "--weights", "1=2"],
     "heatmap": ["sed", "heatmap", "--s", "2", "--q", "1/2", "--rho", "1/2", "--size", "3"],

@@ -29,6 +29,8 @@ W = "--set lambda_1=1 --set lambda_2=1/2 --set lambda_3=1 --set mu_1=2 --set mu_
 GALLERY = {
     "graph": "symq plot w graph",
     "load": f"symq plot w load {W} --points 8",
+    "split": "symq plot w split --set lambda_1=3/20 --set lambda_2=1/10 --set lambda_3=1/4 "
+             "--budget \"mu_1 + mu_2 = 9/5\" --points 24",
     "distribution": f"symq plot w distribution {W} --max-jobs 20",
     "response-time-survival": f"symq plot w response-time-survival --discipline alis {W}",
     "waiting-time-survival": f"symq plot w waiting-time-survival --discipline alis {W}",
