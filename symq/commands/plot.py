@@ -97,7 +97,8 @@ def register(subparsers) -> None:
                 options["metavar"] = "N" if options.get("type") is int else name.upper()
             p.add_argument("--" + name.replace("_", "-"), dest=f"opt_{name}", **options)
     from symq.commands.common import add_limit_arguments
-    add_limit_arguments(p, "nodes and edges of a graph drawing")
+    add_limit_arguments(p, "nodes and edges of a graph drawing (split: subset-DP steps of "
+                           "its exact gradients)")
     add_format_arguments(p)
     p.set_defaults(handler=run)
 
