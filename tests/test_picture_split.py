@@ -214,3 +214,14 @@ def test_command_refuses_bad_budgets_with_status_2(tmp_path, capsys):
         err = capsys.readouterr().err
         assert status == 2 and err.startswith("symq: error: --budget") and err.count("\n") == 1
     assert not (tmp_path / "x.png").exists()
+
+
+def test_without_matplotlib_the_command_says_how_to_install_it(tmp_path, capsys, monkeypatch):
+    import sys
+    from symq.cli import main
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    status = main(["plot", "w", "split", "--set", "lambda_1=3/20", "--set", "lambda_2=1/10",
+                   "--set", "lambda_3=1/4", "--budget", BUDGET, "--points", "2",
+                   "-o", str(tmp_path / "x.png")])
+    err = capsys.readouterr().err
+    assert status == 2 and 'pip install "symq[plot]"' in err and err.count("\n") == 1
