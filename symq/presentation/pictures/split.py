@@ -423,7 +423,7 @@ def split_curve(model: Model, budget: str, quantity: str = "mean-response-time",
     Running time: (points + about $3.3\cdot$digits per crossing) exact reverse-mode gradients
     (:func:`split_work` estimates it).
     """
-    import symq
+    from symq.queries.solve import solve
     if quantity not in SPLIT_QUANTITIES:
         raise ModelError(f"the split picture draws {', '.join(SPLIT_QUANTITIES)}, not "
                          f"{quantity!r} (a quantity with one total and derivatives)")
@@ -441,9 +441,9 @@ def split_curve(model: Model, budget: str, quantity: str = "mean-response-time",
     fixed_text = {n: str(v) for n, v in fixed.items()}
 
     def at(x: Fraction) -> tuple[Fraction, Fraction]:
-        result = symq.solve(base, quantity, discipline,
-                            values={**fixed_text, x1: str(x), x2: str(capacity - x)},
-                            wrt=[x1, x2], of=[output], exact=True, limits=limits)
+        result = solve(base, quantity, discipline,
+                       values={**fixed_text, x1: str(x), x2: str(capacity - x)},
+                       wrt=[x1, x2], of=[output], exact=True, limits=limits)
         value = result.exact[output] if output else result.exact
         return (_fraction(value),
                 result.derivative(output, x1) - result.derivative(output, x2))
