@@ -110,3 +110,11 @@ def test_cheap_exact_values_can_have_a_certified_gradient():
         symq.solve(model, "mean-number", "alis", wrt=["mu_1"], exact=True)
     exact = symq.solve(model, "mean-number", "alis", wrt=["mu_1"], exact=True, max_work=737220)
     assert exact.arithmetic == "exact"
+
+
+def test_a_gradient_result_displays_its_derivatives():
+    r = symq.solve(symq.example_model("n"), "mean-number", "alis", wrt=["mu_1"], of=["total"])
+    html = r._repr_html_()
+    assert "route reverse-mode, exact" in html and "derivatives by mu_1" in html
+    assert f">{r.derivative('total', 'mu_1')}<" in html
+    assert f">{r.elasticity('total', 'mu_1')}<" in html

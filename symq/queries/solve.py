@@ -195,6 +195,10 @@ class Result:
     def _repr_html_(self) -> str:
         from html import escape
         caption = escape(self.caption())
+        if self.gradient is not None:  # the derivatives and elasticities, one row each
+            return (f"<table><caption>{caption}; derivatives by "
+                    f"{escape(', '.join(self.wrt or []))}</caption></table>"
+                    + self.gradient._repr_html_())
         if self.formula is not None:
             lines = "\n".join(f"{d.name} = {self.formula.text(d)}"
                               for d in self.formula.definitions)
