@@ -1,0 +1,857 @@
+r"""Capacity design: the split of a fixed capacity $\sum_{i\in B}x_i=C$ among the rates $B$ of a
+budget that minimises a quantity (its total, or $\sum_cw_cQ_c$), within bounds on each rate,
+found by Newton steps on the face and certified by an interval Newton (Krawczyk) test.
+
+The Newton steps use the gradient and the reduced Hessian of one forward-over-reverse sweep of
+the subset DP's tape (:mod:`symq.engines.second_order`). At the last iterate $c$ the certificate
+takes a box $B$ around $c$ (in the coordinates $y$ of the first $k-1$ free budget rates, the last
+free rate being $C-\sum y$), the map $F(y)=(\partial Q/\partial x_i-\partial Q/\partial x_k)_{i<k}$
+whose zeros are the KKT points on the face, $F(c)$ exact or in balls, an enclosure $J(B)$ of its
+Jacobian (the reduced Hessian) over the whole box by one dual-number sweep per direction, and
+$A\approx\operatorname{mid}J^{-1}$; Krawczyk's theorem: if
+$$K(B)=c-AF(c)+(I-AJ(B))(B-c)\subset\operatorname{int}B$$
+then $F$ has exactly one zero in $B$, and it lies in $K(B)$. If every leading principal minor of
+$J(B)$ is positive (interval elimination in balls), the reduced Hessian is positive definite at
+every point of $B$, so that zero is a strict local minimum of $Q$ on the face. Active bounds are
+certified by the sign of $\partial Q/\partial x_a-\nu$ enclosed over $K(B)$. The printed digits
+are those that every point of $K(B)$ rounds to. This is a certified *local* minimum (a KKT point
+with positive definite reduced Hessian); a global minimum is not claimed.
+
+Examples
+--------
+>>> import symq
+>>> opt = symq.optimize("w", "mean-response-time", "mu_1 + mu_2 = 9/5", values={
+...     "lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4"}, digits=12)
+>>> opt.allocation, opt.value_text, opt.certified
+({'mu_1': '1.00329089869', 'mu_2': '0.796709101314'}, '1.08529396185', True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field as dataclass_field
+from fractions import Fraction
+from typing import Any, Iterable, Mapping
+
+import sympy
+
+from symq.errors import ModelError, UnstableModelError
+from symq.models.model import DISCIPLINES, Model
+
+__all__ = ["Optimum", "optimize", "parse_budget", "krawczyk", "Certificate"]
+
+QUANTITIES = ("mean-response-time", "mean-number")
+
+#: the largest subset DP (steps) whose F(c) is exact by default (``exact=None``)
+EXACT_CENTRE_STEPS = 1000
+
+
+@dataclass
+class Optimum:
+    r"""A capacity split and its certificate (:func:`optimize`).
+
+    ``allocation`` holds the printed digits of each budget rate (``"0"`` for a rate whose
+    infimum is the limit rate -> 0); ``x`` the exact centre of the enclosure (or the last Newton
+    iterate when not certified); ``value``/``multiplier`` the centres and ``value_text``/
+    ``multiplier_text`` the digits of the minimum and of the KKT multiplier $\nu$ (the common
+    derivative on the free rates); ``gradient`` and ``residual``
+    ($\max_{\text{free}}|\partial Q/\partial x_i-\nu|$) at the last iterate, exact when
+    ``arithmetic == "exact"``; ``kkt``: a KKT point exists in the enclosure (Krawczyk and the
+    strict signs at the active bounds; at a limit point: the exact KKT check there); ``certified``:
+    moreover the reduced Hessian is positive definite over the box (a strict local minimum) and
+    every printed digit is certified; ``reason`` says why or why not; ``enclosure`` maps each
+    free rate to the exact endpoints of $K(B)$."""
+
+    quantity: str
+    discipline: str
+    budget: list[str]
+    total: Fraction
+    objective: str
+    allocation: dict[str, str]
+    x: dict[str, Fraction]
+    value: Fraction
+    value_text: str
+    multiplier: Fraction
+    multiplier_text: str
+    gradient: dict[str, Fraction]
+    residual: Fraction
+    kkt: bool
+    certified: bool
+    reason: str
+    active: list[str]
+    limit: list[str]
+    limit_note: str | None
+    arithmetic: str
+    steps: int
+    evaluations: int
+    digits: int
+    enclosure: dict[str, tuple[Fraction, Fraction]] = dataclass_field(default_factory=dict)
+
+    def _repr_html_(self) -> str:
+        """Jupyter: one row per budget rate, then the minimum and the certificate."""
+        from symq.display import html_table
+        rows = [(n, self.allocation[n]) for n in self.budget]
+        rows += [("minimum", self.value_text), ("certificate", self.reason)]
+        return html_table([(("rate", "value"), rows)])
+
+
+# ------------------------------------------------------------------------------ parsing
+def _rational(value: Any, what: str) -> Fraction:
+    from symq.arithmetic.expressions import parse_expression
+    if isinstance(value, (int, Fraction)):
+        return Fraction(value)
+    v = parse_expression(str(value))
+    if not v.is_Rational:
+        raise ModelError(f"{what}: {value!r} is not a rational number")
+    return Fraction(int(v.p), int(v.q))
+
+
+def parse_budget(budget: Any, names: Iterable[str]) -> tuple[list[str], Fraction]:
+    """``"mu_1 + mu_2 = 3"`` (through symq's grammar) or ``({names}, C)`` -> (sorted names, C).
+
+    Parameters
+    ----------
+    budget : str or (iterable of str, rational)
+        The budget.
+    names : iterable of str
+        The model's rate names.
+
+    Returns
+    -------
+    (list of str, Fraction)
+
+    Raises
+    ------
+    ModelError
+        Not a sum of at least two rate names equal to a positive number.
+
+    Examples
+    --------
+    >>> parse_budget("mu_2 + mu_1 = 9/5", ["lambda_1", "mu_1", "mu_2"])
+    (['mu_1', 'mu_2'], Fraction(9, 5))
+    >>> parse_budget(({"mu_1", "mu_2"}, 2), ["mu_1", "mu_2"])
+    (['mu_1', 'mu_2'], Fraction(2, 1))
+
+    Running time: O(length of the text).
+    """
+    from symq.arithmetic.expressions import parse_expression
+    from symq.engines.sensitivity import rate_order
+    names = list(names)
+    if isinstance(budget, str):
+        if budget.count("=") != 1:
+            raise ModelError(f"--budget {budget!r}: write it as 'mu_1 + mu_2 = C' (one '=')")
+        left, right = budget.split("=")
+        total = parse_expression(right.strip())
+        if not total.is_Rational or total <= 0:
+            raise ModelError(f"--budget: the capacity {right.strip()!r} must be a positive number")
+        expr = parse_expression(left.strip())
+        terms = expr.args if expr.is_Add else (expr,)
+        chosen = []
+        for t in terms:
+            if not t.is_Symbol:
+                raise ModelError(f"--budget: {t} is not a rate name; write a sum of rate names "
+                                 "such as 'mu_1 + mu_2 = 3'")
+            chosen.append(t.name)
+        capacity = Fraction(int(total.p), int(total.q))
+    else:
+        try:
+            chosen, capacity = [str(n) for n in budget[0]], _rational(budget[1], "budget")
+        except (TypeError, IndexError):
+            raise ModelError("the budget is 'mu_1 + mu_2 = C' or ({'mu_1', 'mu_2'}, C)") from None
+        if capacity <= 0:
+            raise ModelError(f"budget: the capacity {capacity} must be positive")
+    for n in chosen:
+        if n not in names:
+            raise ModelError(f"--budget: the model has no rate {n!r}; its rates are "
+                             + ", ".join(sorted(names, key=rate_order)))
+    chosen = sorted(set(chosen), key=rate_order)
+    if len(chosen) < 2:
+        raise ModelError("--budget: name at least two rates to split the capacity between")
+    return chosen, capacity
+
+
+# ------------------------------------------------------------------------------ objective
+def _mid(ball: Any) -> Fraction:
+    from symq.engines.normalization.certified import ball_endpoints
+    lo, hi = ball_endpoints(ball)
+    return (lo + hi) / 2
+
+
+class _Objective:
+    r"""$f(x)=\sum_cw_cQ_c$ (or the total) of the symbolic model at the budget rates ``x``, with
+    its gradient and reduced Hessian (balls at ``bits``) by :mod:`symq.engines.second_order`."""
+
+    def __init__(self, symbolic, quantity, discipline, fixed, budget, weights, bits):
+        self.symbolic, self.quantity, self.discipline = symbolic, quantity, discipline
+        self.fixed, self.budget, self.weights, self.bits = fixed, budget, weights, bits
+        self.low = 64 + 2 * len(symbolic.servers)  # early Newton steps, the certificate's box
+        self.evaluations = 0
+
+    def point(self, x: list) -> dict[str, Any]:
+        return {**self.fixed, **dict(zip(self.budget, x))}
+
+    def directions(self, free: list[int]) -> list[dict[str, int]]:
+        last = self.budget[free[-1]]
+        return [{self.budget[i]: 1, last: -1} for i in free[:-1]]
+
+    def second(self, x: list, free: list[int], box: Mapping[str, Any] | None = None,
+               bits: int | None = None):
+        """Balls at ``bits`` (default the full precision): (value, {name: gradient}, reduced
+        Hessian rows over the free directions, the Hessian-vector products, bits)."""
+        from symq.engines.second_order import hessian_vectors, objective_gradient
+        self.evaluations += 1
+        point = box if box is not None else self.point(x)
+        bits = bits or self.bits
+        if len(free) < 2:
+            value, grad = objective_gradient(self.symbolic, point, self.quantity,
+                                             self.discipline, self.weights, "ball", bits)
+            return value, grad, [], [], bits
+        out = hessian_vectors(self.symbolic, point, self.quantity, self.discipline,
+                              self.directions(free), self.weights, bits)
+        last = self.budget[free[-1]]
+        jac = [[out.hv[j][self.budget[i]] - out.hv[j][last] for j in range(len(free) - 1)]
+               for i in free[:-1]]
+        return out.value, out.gradient, jac, out.hv, bits
+
+    def bits_after(self, step: Fraction, total: Fraction) -> int:
+        """The precision of the next point: Newton squares the error, so about four times the
+        bits of the relative step (the full precision once the next step is the last)."""
+        rel = abs(step) / total
+        if rel == 0:
+            return self.bits
+        lost = max(0, rel.denominator.bit_length() - rel.numerator.bit_length())
+        return min(self.bits, self.low + 4 * lost)
+
+    def exact(self, x: list) -> tuple[Fraction, dict[str, Fraction]]:
+        from symq.engines.second_order import objective_gradient
+        self.evaluations += 1
+        return objective_gradient(self.symbolic, self.point(x), self.quantity, self.discipline,
+                                  self.weights, "exact")
+
+
+def _stable(symbolic: Model, point: Mapping[str, Fraction]) -> bool:
+    from symq.engines.normalization.entry import check_stability_fast
+    if any(v <= 0 for v in point.values()):
+        return False
+    try:
+        check_stability_fast(symbolic.substitute(
+            {n: sympy.Rational(v.numerator, v.denominator) for n, v in point.items()}))
+    except UnstableModelError:
+        return False
+    return True
+
+
+def _solve(a: list[list[Fraction]], b: list[Fraction]) -> list[Fraction]:
+    """Gaussian elimination with partial pivoting over the rationals (ZeroDivisionError when
+    singular)."""
+    n = len(b)
+    a = [row[:] for row in a]
+    b = list(b)
+    for col in range(n):
+        piv = max(range(col, n), key=lambda r: abs(a[r][col]))
+        if a[piv][col] == 0:
+            raise ZeroDivisionError
+        a[col], a[piv], b[col], b[piv] = a[piv], a[col], b[piv], b[col]
+        for r in range(n):
+            if r != col and a[r][col]:
+                t = a[r][col] / a[col][col]
+                a[r] = [u - t * v for u, v in zip(a[r], a[col])]
+                b[r] -= t * b[col]
+    return [b[i] / a[i][i] for i in range(n)]
+
+
+def _inverse(a: list[list[Fraction]]) -> list[list[Fraction]]:
+    n = len(a)
+    cols = [_solve(a, [Fraction(int(i == j)) for i in range(n)]) for j in range(n)]
+    return [[cols[j][i] for j in range(n)] for i in range(n)]
+
+
+def _round(v: Fraction, digits: int) -> Fraction:
+    q = 10 ** (digits + 8)
+    return Fraction(round(v * q), q)
+
+
+# ------------------------------------------------------------------------------ certificate
+@dataclass
+class Certificate:
+    """The outcome of :func:`krawczyk`: ``inside`` ($K(B)\\subset\\operatorname{int}B$),
+    ``positive`` (the leading principal minors of $J(B)$ are positive), ``enclosure`` ($K(B)$
+    as ``arb`` balls, one per coordinate) and ``reason`` (why not, or ``""``)."""
+
+    inside: bool
+    positive: bool
+    enclosure: list
+    reason: str
+
+
+def krawczyk(c: list[Fraction], radius: Fraction, f_c: list[Any], jac: list[list[Any]],
+             a: list[list[Fraction]] | None = None) -> Certificate:
+    r"""Krawczyk's test of a box $B=c+[-r,r]^m$: $K(B)=c-AF(c)+(I-AJ(B))(B-c)\subset
+    \operatorname{int}B$ proves that $F$ has exactly one zero in $B$ (and it lies in $K(B)$),
+    given an enclosure $J(B)$ of the Jacobian of $F$ over all of $B$; and Sylvester's test on
+    $J(B)$: positive leading principal minors (by elimination in balls: every pivot $>0$) at
+    every symmetric matrix in $J(B)$.
+
+    Parameters
+    ----------
+    c : list of Fraction
+        The centre.
+    radius : Fraction
+        $r>0$.
+    f_c : list
+        $F(c)$: exact rationals or ``arb`` balls.
+    jac : list of list
+        $J(B)$, ``arb`` balls (row $i$ = $\partial F_i$).
+    a : list of list of Fraction, optional
+        The preconditioner (default: the inverse of the midpoints of ``jac``).
+
+    Returns
+    -------
+    Certificate
+
+    Examples
+    --------
+    $F(y)=y^2-2$ on $B=[1.41, 1.42]$ with $J(B)=2B$:
+
+    >>> from flint import arb
+    >>> from symq.engines.second_order import ball_of
+    >>> c, r = Fraction(283, 200), Fraction(1, 200)
+    >>> cert = krawczyk([c], r, [c * c - 2], [[2 * ball_of(c - r, c + r)]])
+    >>> cert.inside, cert.positive, cert.enclosure[0].contains(arb(2).sqrt())
+    (True, True, True)
+    >>> krawczyk([c + 4 * r], r, [(c + 4 * r) ** 2 - 2],
+    ...          [[2 * ball_of(c + 3 * r, c + 5 * r)]]).inside   # no zero in this box
+    False
+
+    Running time: O(m^3) ball operations for m coordinates.
+    """
+    from symq.engines.normalization.certified import ball_endpoints
+    from symq.engines.second_order import ball_of
+    from flint import arb
+    m = len(c)
+    if a is None:
+        try:
+            a = _inverse([[_mid(v) for v in row] for row in jac])
+        except ZeroDivisionError:
+            return Certificate(False, False, [], "the Jacobian's midpoint is singular")
+    if any(not v.is_finite() for row in jac for v in row):
+        return Certificate(False, False, [], "the Jacobian enclosure is not finite")
+    fb = [v if isinstance(v, arb) else ball_of(Fraction(v)) for v in f_c]
+    delta = ball_of(-radius, radius)
+    enclosure, inside = [], True
+    for i in range(m):
+        k = ball_of(c[i])
+        for j in range(m):
+            k -= ball_of(a[i][j]) * fb[j]
+            s = ball_of(int(i == j))
+            for t in range(m):
+                s -= ball_of(a[i][t]) * jac[t][j]
+            k += s * delta
+        enclosure.append(k)
+        if not k.is_finite():
+            inside = False
+            continue
+        lo, hi = ball_endpoints(k)
+        if not (c[i] - radius < lo and hi < c[i] + radius):
+            inside = False
+    positive = True
+    rows = [list(r) for r in jac]  # elimination without pivoting: pivots = D_k / D_{k-1}
+    for col in range(m):
+        p = rows[col][col]
+        if not p > 0:
+            positive = False
+            break
+        for r in range(col + 1, m):
+            t = rows[r][col] / p
+            rows[r] = [u - t * v for u, v in zip(rows[r], rows[col])]
+    reason = "" if inside and positive else (
+        "K(B) is not inside the box B (no unique stationary point proven there)"
+        if not inside else "the reduced Hessian is not proven positive definite over the box")
+    return Certificate(inside, positive, enclosure, reason)
+
+
+# ------------------------------------------------------------------------------ optimize
+def optimize(model: Model | str, quantity: str, budget: Any, discipline: str = "collaborative",
+             values: Mapping[str, Any] | None = None, weights: Mapping[str, Any] | None = None,
+             bounds: Mapping[str, Any] | None = None, digits: int = 30, exact: bool | None = None,
+             max_steps: int = 60, max_work: int | None = None, no_limits: bool = False,
+             limits: Any = None) -> Optimum:
+    r"""The split of a capacity budget that minimises a quantity, with a certified local minimum.
+
+    Newton steps on the face $\sum_{i\in B}x_i=C$ (gradient and reduced Hessian from one
+    dual-number sweep of the DP's tape, :mod:`symq.engines.second_order`), active bounds held,
+    then the Krawczyk certificate of the module docstring: a unique KKT point in a box around the
+    last iterate, a positive definite reduced Hessian over the box (a strict *local* minimum; a
+    global minimum is not claimed), the digits that every point of the enclosure rounds to.
+    Where a rate without a positive lower bound is driven to 0 the infimum is not attained; the
+    KKT conditions are then checked exactly at the limit (the structured formula and its
+    derivative formula).
+
+    Parameters
+    ----------
+    model : Model, str or Path
+        Symbolic rates (``values`` gives every rate outside the budget a value) or numeric rates
+        (named ``lambda_<class>`` and ``mu_<server>``; rates outside the budget keep the model's
+        values, ``values`` may override them).
+    quantity : str
+        ``"mean-response-time"`` or ``"mean-number"``.
+    budget : str or (iterable of str, rational)
+        ``"mu_1 + mu_2 = 3"`` (symq's grammar) or ``({"mu_1", "mu_2"}, 3)``.
+    discipline : str
+        ``"collaborative"``, ``"alis"`` or ``"rais"``.
+    values : mapping, optional
+        ``{rate name: rational}``.
+    weights : mapping, optional
+        ``{class: w}``: minimise $\sum_cw_cQ_c$ (default: the total).
+    bounds : mapping, optional
+        ``{budget rate: (lo or None, hi or None)}``.
+    digits : int
+        Significant digits of the allocation and the minimum.
+    exact : bool or None
+        $F(c)$ and the reported gradient in exact rationals (``True``), in balls (``False``) or
+        exact where cheap (``None``: the route table's choice).
+    max_steps : int
+        Newton steps at most.
+    max_work, no_limits, limits : optional
+        Raise or lift the ``certified-steps`` limit (subset-DP steps of one sweep).
+
+    Returns
+    -------
+    Optimum
+
+    Raises
+    ------
+    ModelError
+        A bad budget, weight, bound or value; no stable split within the bounds.
+    TooLargeError
+        One sweep is past the limit.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> opt = optimize(example_model("w"), "mean-response-time", "mu_1 + mu_2 = 9/5",
+    ...                discipline="alis", digits=10)
+    >>> opt.allocation, opt.certified
+    ({'mu_1': '1.024012318', 'mu_2': '0.7759876817'}, True)
+
+    Running time: a few Newton steps, each one sweep of the subset DP's tape in dual numbers
+    per free direction (about three plain sweeps), and one more for the certificate.
+    """
+    from argparse import Namespace
+    from symq.engines.sensitivity import rate_symbols, rate_order
+    from symq.engines.second_order import precision_bits
+    from symq.limits import check, limit_value
+    from symq.models.catalog import as_model
+    from symq.queries.estimates import subset_dp_steps
+    from symq.queries.routes import arithmetic_for
+    model = as_model(model)
+    if quantity not in QUANTITIES:
+        raise ModelError(f"optimize minimises {' or '.join(QUANTITIES)}, not {quantity!r}")
+    if discipline not in DISCIPLINES:
+        raise ModelError(f"unknown discipline {discipline!r}; available: "
+                         + ", ".join(DISCIPLINES))
+    if digits < 1:
+        raise ModelError(f"digits must be at least 1, not {digits}")
+    values = {str(k): _rational(v, f"the value of {k}") for k, v in (values or {}).items()}
+    if model.symbols:
+        symbolic = model
+        names = sorted((s.name for s in model.symbols), key=rate_order)
+    else:
+        symbolic, point = rate_symbols(model)
+        names = sorted((s.name for s in point), key=rate_order)
+        values = {**{s.name: v for s, v in point.items()}, **values}
+    for n in values:
+        if n not in names:
+            raise ModelError(f"the model has no rate {n!r}; its rates are " + ", ".join(names))
+    chosen, total = parse_budget(budget, names)
+    fixed = {n: v for n, v in values.items() if n not in chosen}
+    missing = [n for n in names if n not in chosen and n not in fixed]
+    if missing:
+        raise ModelError(f"optimize: the rate {missing[0]} has no value; give it with --set "
+                         f"{missing[0]}=VALUE")
+    weights = {str(c): _rational(w, f"weight of class {c}") for c, w in (weights or {}).items()}
+    for c in weights:
+        if c not in model.classes:
+            raise ModelError(f"--weight: the model has no class {c!r}; its classes are "
+                             + ", ".join(model.classes))
+    clean_bounds = {}
+    for n, (lo_b, hi_b) in (bounds or {}).items():
+        if n not in chosen:
+            raise ModelError(f"--bound {n}: {n} is not a rate of the budget "
+                             f"({', '.join(chosen)})")
+        clean_bounds[n] = (None if lo_b is None else _rational(lo_b, f"--bound {n}"),
+                           None if hi_b is None else _rational(hi_b, f"--bound {n}"))
+    k = len(chosen)
+    equal = {n: total / k for n in chosen}
+    numeric = symbolic.substitute({n: sympy.Rational(v.numerator, v.denominator)
+                                   for n, v in {**fixed, **equal}.items()})
+    # the route table's choice for the values (exact where cheap); the sweeps have no
+    # fixed-point kernels, so every certified arithmetic runs on balls
+    arithmetic = "exact" if arithmetic_for(numeric, "mean-number", discipline,
+                                           exact) == "exact" else "ball"
+    steps_estimate = subset_dp_steps(numeric, discipline)
+    if exact is None and (steps_estimate is None or steps_estimate > EXACT_CENTRE_STEPS):
+        # the centre's rates have digits + 8 decimals: exact rationals at such a point grow
+        # with every DP step, so only small DPs get the exact F(c)
+        arithmetic = "ball"
+    limits = limits if limits is not None else Namespace(max_work=max_work, no_limits=no_limits)
+    if steps_estimate is not None:
+        check("certified-steps", 9 * steps_estimate * max(k - 1, 1),
+              f"optimize {quantity} of model {model.name or 'given'} ({discipline})",
+              limit_value("certified-steps", limits))
+    bits = precision_bits(digits, len(symbolic.servers))
+    f = _Objective(symbolic, quantity, discipline, fixed, chosen, weights or None, bits)
+    out = _newton(f, symbolic, chosen, total, clean_bounds, digits, max_steps)
+    out.update(quantity=quantity, discipline=discipline, budget=chosen, total=total,
+               objective="weighted sum" if weights else "total", digits=digits,
+               arithmetic=arithmetic)
+    x, free, active = out.pop("_x"), out.pop("_free"), out.pop("_active_idx")
+    last = out.pop("_last")
+    lo = [clean_bounds.get(n, (None, None))[0] for n in chosen]
+    drift = [i for i in free if (lo[i] is None or lo[i] <= 0)
+             and x[i] * 10 ** (digits // 2 + 2) < total]
+    if drift and len(drift) < len(free):
+        out.update(_limit_point(symbolic, quantity, discipline, fixed, chosen, total, x, drift,
+                                [i for i in free if i not in drift], active, lo, weights,
+                                digits))
+        return Optimum(**out)
+    out.update(_certify(f, x, free, active, clean_bounds, total, digits, arithmetic, last))
+    return Optimum(**out)
+
+
+def _newton(f: _Objective, symbolic: Model, budget: list[str], total: Fraction,
+            bounds: dict, digits: int, max_steps: int) -> dict[str, Any]:
+    """Newton steps on the face with active bounds (the equal split, projected onto the
+    bounds, to start); stops before a step below ``C 10^-(digits/2+4)``."""
+    k = len(budget)
+    lo = [bounds.get(n, (None, None))[0] for n in budget]
+    hi = [bounds.get(n, (None, None))[1] for n in budget]
+    x, pinned = [total / k] * k, set()
+    for _ in range(k):  # the equal split, projected onto the bounds
+        rest = [i for i in range(k) if i not in pinned]
+        if not rest:
+            break
+        share = (total - sum(x[i] for i in pinned)) / len(rest)
+        moved = False
+        for i in rest:
+            x[i] = share
+            if lo[i] is not None and share < lo[i]:
+                x[i], moved = lo[i], True
+                pinned.add(i)
+            elif hi[i] is not None and share > hi[i]:
+                x[i], moved = hi[i], True
+                pinned.add(i)
+        if not moved:
+            break
+    if sum(x) != total or not _stable(symbolic, f.point(x)):
+        raise ModelError("the equal split of the budget is unstable or outside the bounds; "
+                         "raise the budget or loosen the bounds")
+    active: set[int] = set()
+    free = list(range(k))
+    last = f.second(x, free, bits=f.low)
+    tol = Fraction(1, 10 ** (digits + 4))
+    stop = total / 10 ** (digits // 2 + 2)
+    steps = 0
+    for steps in range(1, max_steps + 1):
+        free = [i for i in range(k) if i not in active]
+        if len(free) < 2:
+            break
+        value, grad, jac = _mid(last[0]), {n: _mid(v) for n, v in last[1].items()}, last[2]
+        g = [grad[n] for n in budget]
+        m = len(free) - 1
+        hf = [[_mid(jac[a][b]) for b in range(m)] for a in range(m)]
+        rhs = [-(g[free[a]] - g[free[-1]]) for a in range(m)]
+        try:
+            dy = _solve(hf, rhs)
+            if sum(d * r for d, r in zip(dy, rhs)) <= 0:  # not a descent direction
+                raise ZeroDivisionError
+        except ZeroDivisionError:  # steepest descent on the face, a tenth of the smallest rate
+            scale = max(abs(r) for r in rhs) or Fraction(1)
+            dy = [r / scale * min(x[i] for i in free) / 10 for r in rhs]
+        dx = [Fraction(0)] * k
+        for a in range(m):
+            dx[free[a]] = dy[a]
+        dx[free[-1]] = -sum(dy)
+        if max(abs(d) for d in dx) <= stop:
+            break
+        t = Fraction(1)
+        for i in free:  # stay inside the bounds: stop at the first one hit
+            if dx[i] < 0 and lo[i] is not None and x[i] + t * dx[i] < lo[i]:
+                t = (lo[i] - x[i]) / dx[i]
+            if dx[i] > 0 and hi[i] is not None and x[i] + t * dx[i] > hi[i]:
+                t = (hi[i] - x[i]) / dx[i]
+        while True:
+            y = [_round(v + t * d, digits) for v, d in zip(x, dx)]
+            for i in free:  # a bound hit stays exactly on the bound
+                if lo[i] is not None and abs(y[i] - lo[i]) <= abs(t * dx[i]) / 10 ** 6 and dx[i] < 0:
+                    y[i] = lo[i]
+                if hi[i] is not None and abs(y[i] - hi[i]) <= abs(t * dx[i]) / 10 ** 6 and dx[i] > 0:
+                    y[i] = hi[i]
+            movable = [i for i in free if (lo[i] is None or y[i] != lo[i])
+                       and (hi[i] is None or y[i] != hi[i])] or free
+            y[movable[-1]] += total - sum(y)
+            if _stable(symbolic, f.point(y)):
+                new_free = [i for i in free if not ((lo[i] is not None and y[i] == lo[i]) or
+                                                    (hi[i] is not None and y[i] == hi[i]))]
+                trial = f.second(y, new_free if len(new_free) >= 2 else free,
+                                 bits=f.bits_after(max(abs(d) for d in dx), total))
+                if _mid(trial[0]) <= value + tol * abs(value) or t < Fraction(1, 2 ** 20):
+                    break
+            t /= 2
+        x, last = y, trial
+        g = [_mid(last[1][n]) for n in budget]
+        for i in free:
+            if (lo[i] is not None and x[i] == lo[i]) or (hi[i] is not None and x[i] == hi[i]):
+                active.add(i)
+        free = [i for i in range(k) if i not in active]
+        nu = sum(g[i] for i in free) / len(free) if free else Fraction(0)
+        released = False
+        for i in sorted(active):  # release a bound whose gradient no longer holds the rate
+            if (lo[i] is not None and x[i] == lo[i] and g[i] < nu) or \
+                    (hi[i] is not None and x[i] == hi[i] and g[i] > nu):
+                active.discard(i)
+                released = True
+        new_free = [i for i in range(k) if i not in active]
+        if len(new_free) >= 2 and (released or len(new_free) != len(free)
+                                   or len(last[2]) != len(new_free) - 1):
+            last = f.second(x, new_free, bits=last[4])
+    free = [i for i in range(k) if i not in active]
+    if len(free) >= 2 and (len(last[2]) != len(free) - 1 or last[4] < f.bits):
+        last = f.second(x, free)  # the certificate's F(c): at the full precision
+    return {"_x": x, "_free": free, "_active_idx": active, "_last": last, "steps": steps,
+            "evaluations": f.evaluations, "active": [budget[i] for i in sorted(active)],
+            "limit": [], "limit_note": None}
+
+
+def _certify(f: _Objective, x: list[Fraction], free: list[int], active: set[int],
+             bounds: dict, total: Fraction, digits: int, arithmetic: str,
+             last: tuple) -> dict[str, Any]:
+    """The Krawczyk certificate around the last iterate ``x`` (module docstring); when $K(B)$
+    is inside $B$ but too wide for the digits, again around the centre of $K(B)$ (an interval
+    Newton step: the width about squares), twice at most."""
+    for attempt in range(3):
+        out = _certify_at(f, x, free, active, bounds, total, digits, arithmetic, last)
+        centre = out.pop("_next")
+        if out["certified"] or centre is None or attempt == 2:
+            return out
+        x = centre
+        last = f.second(x, free)
+    return out  # pragma: no cover - the loop returns
+
+
+def _certify_at(f: _Objective, x: list[Fraction], free: list[int], active: set[int],
+                bounds: dict, total: Fraction, digits: int, arithmetic: str,
+                last: tuple) -> dict[str, Any]:
+    """One Krawczyk certificate around ``x`` (``_next``: the rounded centre of $K(B)$ when it
+    is inside $B$ but too wide for the digits)."""
+    from flint import arb, ctx
+    from symq.arithmetic.numeric import round_fraction
+    from symq.engines.normalization.certified import ball_endpoints, certify
+    from symq.engines.second_order import ball_of
+    budget = f.budget
+    k = len(budget)
+    lo = [bounds.get(n, (None, None))[0] for n in budget]
+    if arithmetic == "exact":
+        value_c, grad_c = f.exact(x)
+    else:
+        value_c, grad_c = last[0], last[1]
+    with ctx.workprec(f.bits):
+        vb = value_c if isinstance(value_c, arb) else ball_of(value_c)
+        gb = {n: (v if isinstance(v, arb) else ball_of(v)) for n, v in grad_c.items()}
+        g_mid = {n: _mid(v) if isinstance(v, arb) else v for n, v in grad_c.items()}
+        nu_c = sum(g_mid[budget[i]] for i in free) / len(free) if free else Fraction(0)
+        residual = max((abs(g_mid[budget[i]] - nu_c) for i in free), default=Fraction(0))
+        base = {"gradient": {n: g_mid[n] for n in budget}, "residual": residual}
+        reasons = []
+        enclosure: dict[str, tuple[Fraction, Fraction]] = {}
+        nxt = None
+        if len(free) >= 2:
+            m = len(free) - 1
+            last_free = budget[free[-1]]
+            f_c = [gb[budget[i]] - gb[last_free] for i in free[:-1]]
+            try:
+                a = _inverse([[_mid(v) for v in row] for row in last[2]])
+            except ZeroDivisionError:
+                a = None
+            c = [x[i] for i in free[:-1]]
+            radius = Fraction(0)
+            if a is not None:
+                step = [-sum(a[i][j] * _mid(f_c[j]) for j in range(m)) for i in range(m)]
+                radius = 4 * max(abs(s) for s in step)
+            floor = total / 10 ** (digits + 6)
+            radius = _nice(max(radius, floor))
+            cert = None
+            for _attempt in range(3):
+                box = dict(f.point(x))
+                for i in free[:-1]:
+                    box[budget[i]] = (x[i] - radius, x[i] + radius)
+                box[last_free] = (x[free[-1]] - m * radius, x[free[-1]] + m * radius)
+                if min(v if not isinstance(v, tuple) else v[0] for v in box.values()) <= 0:
+                    cert = Certificate(False, False, [], "the box reaches a zero rate")
+                    break
+                vB, gB, jac, hvB, _ = f.second(x, free, box, bits=f.low + 32)
+                cert = krawczyk(c, radius, f_c, jac, a)
+                if cert.inside:
+                    break
+                radius *= 16
+            if cert is not None and cert.inside:
+                kb = cert.enclosure
+                dk = [kb[j] - ball_of(c[j]) for j in range(m)]
+                last_ball = ball_of(total - sum(x[i] for i in active)) - sum(kb, arb(0))
+                balls = {**{budget[free[j]]: kb[j] for j in range(m)}, last_free: last_ball}
+                value_ball = vb + sum((gB[budget[free[j]]] - gB[last_free]) * dk[j]
+                                      for j in range(m))
+                nu_ball = gb[last_free] + sum(hvB[j][last_free] * dk[j] for j in range(m))
+                signs = True
+                for i in active:
+                    gap = gb[budget[i]] + sum(hvB[j][budget[i]] * dk[j] for j in range(m)) - nu_ball
+                    at_lower = lo[i] is not None and x[i] == lo[i]
+                    signs = signs and bool(gap > 0 if at_lower else gap < 0)
+                if not signs:
+                    reasons.append("the sign of dQ/dx - nu at an active bound is not proven strict")
+                enclosure = {n: ball_endpoints(b) for n, b in balls.items()}
+                if any(certify(b, digits) is None for b in balls.values()):
+                    nxt = list(x)
+                    for j in range(m):
+                        nxt[free[j]] = _round(_mid(kb[j]), digits)
+                    nxt[free[-1]] = total - sum(nxt[i] for i in range(k) if i != free[-1])
+            else:
+                reasons.append(cert.reason if cert is not None else
+                               "the reduced Hessian's midpoint is singular")
+                balls, value_ball, nu_ball, signs = {}, None, None, False
+            kkt = bool(cert is not None and cert.inside and signs)
+            if cert is not None and cert.inside and not cert.positive:
+                reasons.append(cert.reason)
+            positive = bool(cert is not None and cert.positive)
+        else:  # one free rate: fixed by the budget; only the signs at the bounds
+            balls = {budget[i]: ball_of(x[i]) for i in free}
+            value_ball, nu_ball = vb, gb[budget[free[0]]] if free else ball_of(0)
+            signs = True
+            for i in active:
+                gap = gb[budget[i]] - nu_ball
+                at_lower = lo[i] is not None and x[i] == lo[i]
+                signs = signs and bool(gap > 0 if at_lower else gap < 0)
+            if not signs:
+                reasons.append("the sign of dQ/dx - nu at an active bound is not proven strict")
+            kkt, positive = signs, True
+        allocation, x_out = {}, {}
+        for i, n in enumerate(budget):
+            if n in balls:
+                text = certify(balls[n], digits)
+                lo_b, hi_b = ball_endpoints(balls[n])
+                x_out[n] = (lo_b + hi_b) / 2
+                if text is None:
+                    reasons.append(f"the enclosure of {n} is too wide for {digits} digits")
+                    allocation[n] = round_fraction(x_out[n], digits)
+                else:
+                    allocation[n] = text.text
+            else:
+                x_out[n] = x[i]
+                allocation[n] = round_fraction(x[i], digits)
+        texts = {}
+        for key, ball, fallback in (("value", value_ball, vb), ("multiplier", nu_ball,
+                                                                 ball_of(nu_c))):
+            use = ball if ball is not None else fallback
+            cert_text = certify(use, digits) if ball is not None else None
+            texts[key] = _mid(use)
+            if cert_text is None:
+                if ball is not None:
+                    reasons.append(f"the enclosure of the {key} is too wide for {digits} digits")
+                texts[key + "_text"] = round_fraction(_mid(use), digits)
+            else:
+                texts[key + "_text"] = cert_text.text
+    certified = kkt and positive and not reasons
+    reason = ("certified local minimum: Krawczyk proves a unique KKT point in the box and the "
+              "reduced Hessian is positive definite over it" if certified and len(free) >= 2
+              else "certified: one free rate, the KKT signs at the bounds are strict"
+              if certified else "; ".join(dict.fromkeys(reasons)))
+    return {**base, "x": x_out, "allocation": allocation, "kkt": kkt, "certified": certified,
+            "reason": reason, "enclosure": enclosure, "_next": nxt, **texts}
+
+
+def _nice(r: Fraction) -> Fraction:
+    """The power of ten at or above ``r > 0`` (a short exact radius)."""
+    p = Fraction(1)
+    while p / 10 >= r:
+        p /= 10
+    while p < r:
+        p *= 10
+    return p
+
+
+def _limit_point(symbolic, quantity, discipline, fixed, budget, total, x, drift, free, active,
+                 lo, weights, digits) -> dict[str, Any]:
+    r"""The KKT check at the boundary point where the rates ``drift`` are 0: the quantity and its
+    gradient there are the limits of the exact rational functions (the structured formula and its
+    derivative formula, :mod:`symq.engines.formulas.derivative`, evaluated exactly at the limit
+    point, which the subset DPs cannot take since a zero rate is not a model). Certified when the
+    limit point is stable, one free rate is left (the point is then determined by the budget) and
+    every rate at 0 (and at a bound) has the strict sign of a minimum exactly; with more free
+    rates the free derivatives are equal to a relative $10^{-\text{digits}}$ (KKT) but the digits
+    are not certified."""
+    from symq.arithmetic.numeric import round_fraction
+    y = list(x)
+    moved = sum(y[i] for i in drift)
+    for i in drift:
+        y[i] = Fraction(0)
+    y[max(free, key=lambda i: y[i])] += moved
+    point = {**fixed, **{n: v for n, v in zip(budget, y)}}
+    common = {"limit": [budget[i] for i in drift], "kkt": False, "certified": False,
+              "x": dict(zip(budget, y)), "enclosure": {},
+              "allocation": {n: ("0" if i in drift else round_fraction(v, digits))
+                             for i, (n, v) in enumerate(zip(budget, y))}}
+
+    def fail(note: str) -> dict[str, Any]:
+        return {**common, "limit_note": note, "reason": f"NOT certified: {note}",
+                "value": Fraction(0), "value_text": "undefined", "multiplier": Fraction(0),
+                "multiplier_text": "undefined", "gradient": {}, "residual": Fraction(0)}
+    try:
+        from symq.engines.formulas.derivative import derivative
+        from symq.models.stability import stability_conditions
+        from symq.queries.solve import solve
+        result = solve(symbolic, quantity, discipline)
+        if result.formula is None:
+            raise ModelError("no structured formula")
+        rels = stability_conditions(result.model).relations()
+        names = {s.name: s for r in rels for s in r.free_symbols}
+        subs = {names[n]: sympy.Rational(v.numerator, v.denominator)
+                for n, v in point.items() if n in names}
+        if not all(bool(r.subs(subs)) for r in rels):
+            return fail("the limit point is unstable")
+        text_point = {n: str(v) for n, v in point.items()}
+        values = result.formula.at(text_point)
+        slopes = derivative(result.formula, budget).at(text_point)
+    except (ModelError, ZeroDivisionError, ValueError, TypeError) as exc:
+        return fail(f"no exact value at the limit ({exc})")
+
+    def q(label: str) -> Fraction:
+        v = sympy.Rational(values[label] if label in values else values)
+        return Fraction(int(v.p), int(v.q))
+
+    def d(label: str, n: str) -> Fraction:
+        v = sympy.Rational(slopes[f"{label} d/d{n}"])
+        return Fraction(int(v.p), int(v.q))
+    if weights:
+        value = sum(w * q(f"class {c}") for c, w in weights.items())
+        grad = [sum(w * d(f"class {c}", n) for c, w in weights.items()) for n in budget]
+    else:
+        value, grad = q("total"), [d("total", n) for n in budget]
+    nu = sum(grad[i] for i in free) / len(free)
+    residual = max((abs(grad[i] - nu) for i in free), default=Fraction(0))
+    strict = all(grad[i] > nu for i in drift) and all(
+        (grad[i] > nu) if (lo[i] is not None and y[i] == lo[i]) else (grad[i] < nu)
+        for i in active)
+    kkt = (all(grad[i] >= nu for i in drift) and residual <= abs(nu) / 10 ** digits and all(
+        (grad[i] >= nu) if (lo[i] is not None and y[i] == lo[i]) else (grad[i] <= nu)
+        for i in active))
+    certified = kkt and strict and len(free) == 1
+    note = None if kkt else "the KKT conditions fail at the limit point"
+    reason = ("certified: the limit point is fixed by the budget and the KKT signs there are "
+              "exact and strict" if certified else
+              f"NOT certified: {note}" if note else
+              "NOT certified: the digits of several free rates at a limit point are those of "
+              "the last Newton iterate")
+    return {**common, "x": dict(zip(budget, y)), "value": value,
+            "value_text": round_fraction(value, digits),
+            "gradient": dict(zip(budget, grad)), "multiplier": nu,
+            "multiplier_text": round_fraction(nu, digits), "residual": residual, "kkt": kkt,
+            "certified": certified, "reason": reason, "limit_note": note}
