@@ -31,7 +31,7 @@ import sympy
 from symq.errors import ModelError, UnsupportedError
 
 __all__ = ["to_fraction", "to_sympy", "rational", "exact_arithmetic", "ExactField",
-           "fraction_field", "flint_module", "HAVE_FLINT"]
+           "fraction_field", "flint_module", "HAVE_FLINT", "factor_list", "factored_expr"]
 
 try:  # python-flint fmpq, a core dependency (Fraction if it cannot be imported)
     from flint import fmpq as _fmpq
@@ -218,6 +218,129 @@ def fraction_field(symbols: Iterable[sympy.Symbol]) -> Any:
     return FracField(tuple(symbols), sympy.QQ)
 
 
+def _sympy_generator_order(symbols: Iterable[sympy.Symbol]) -> tuple:
+    """The symbols in the order sympy's ``factor`` gives the generators of an expression (its
+    factors' leading coefficients are positive in the lex order of that order)."""
+    try:
+        from sympy.polys.polyutils import _sort_gens
+        return tuple(_sort_gens(list(symbols)))
+    except ImportError:  # pragma: no cover - a sympy without the helper
+        return tuple(sorted(symbols, key=lambda s: s.name))
+
+
+def factor_list(poly: Any, order: Iterable[sympy.Symbol] | None = None) -> tuple[Any, list]:
+    r"""The factorization over $\mathbb{Q}$ of a nonzero sympy sparse polynomial, by python-flint.
+
+    The same as sympy's ``poly.factor_list()`` (python-flint's multivariate factoring, a core
+    dependency, is much faster; sympy's is used only when python-flint cannot be imported):
+    ``poly = coefficient * prod(factor ** exponent)`` with irreducible factors that have
+    coprime integer coefficients and a positive leading coefficient in the lex order of
+    ``order``.
+
+    Parameters
+    ----------
+    poly : sympy.polys.rings.PolyElement
+        A nonzero polynomial of a ring over ``QQ`` (or ``ZZ``).
+    order : iterable of sympy.Symbol, optional
+        All the generators of ``poly.ring`` in the order that decides the sign of each factor
+        (default: the ring's own order).
+
+    Returns
+    -------
+    (coefficient, [(factor, exponent)])
+        The coefficient in ``poly.ring.domain``; the factors are elements of ``poly.ring``.
+
+    Raises
+    ------
+    ValueError
+        ``poly`` is the zero polynomial.
+
+    Examples
+    --------
+    >>> from sympy.polys.rings import ring
+    >>> from sympy import QQ
+    >>> R, x, y = ring("x, y", QQ)
+    >>> factor_list(-2 * (x - y) ** 2 * (3 * y + 1) / 5)
+    (-2/5, [(3*y + 1, 1), (x - y, 2)])
+    >>> factor_list(y - x), factor_list(y - x, order=[R.symbols[1], R.symbols[0]])
+    ((-1, [(x - y, 1)]), (1, [(-x + y, 1)]))
+
+    Running time: that of python-flint's multivariate factoring, plus O(terms) conversions.
+    """
+    if not poly:
+        raise ValueError("the zero polynomial has no factorization")
+    ring = poly.ring
+    symbols = tuple(ring.symbols)
+    order = symbols if order is None else tuple(order)
+    position = [order.index(s) for s in symbols]  # ring variable i is flint variable position[i]
+    back = [position.index(j) for j in range(len(order))]
+    flint = flint_module()
+    if flint is None:  # pragma: no cover - depends on the environment
+        coefficient, factors = poly.factor_list()
+        result = []
+        for f, e in factors:  # sympy's signs are for the ring's order: make them for ``order``
+            lead = max(f.items(), key=lambda t: tuple(t[0][i] for i in back))[1]
+            if lead < 0:
+                f = -f
+                coefficient = -coefficient if e % 2 else coefficient
+            result.append((f, e))
+        return coefficient, result
+    ctx = flint.fmpq_mpoly_ctx.get(tuple(s.name for s in order), "lex")
+    domain = ring.domain
+    terms = {}
+    for monomial, c in poly.items():
+        f = to_fraction(c)
+        terms[tuple(monomial[i] for i in back)] = _fmpq(f.numerator, f.denominator)
+    content, factors = ctx.from_dict(terms).factor()
+    result = []
+    for f, e in factors:
+        terms = {}
+        for monomial, c in f.to_dict().items():
+            terms[tuple(monomial[position[i]] for i in range(len(symbols)))] = \
+                domain.convert(sympy.Rational(int(c.p), int(c.q)))
+        result.append((ring.from_dict(terms), int(e)))
+    return domain.convert(sympy.Rational(int(content.p), int(content.q))), result
+
+
+def factored_expr(value: Any) -> sympy.Expr:
+    r"""A sympy rational function (a ``FracElement`` of :func:`fraction_field`) as the same
+    expression ``sympy.factor(value.as_expr())`` gives, factored by python-flint.
+
+    Parameters
+    ----------
+    value : sympy.polys.fields.FracElement
+        A reduced rational function (any element of a sympy ``FracField`` is).
+
+    Returns
+    -------
+    sympy.Expr
+        The coefficient times the irreducible factors of the numerator and the denominator (with
+        negative exponents), normalized as ``sympy.factor`` normalizes them.
+
+    Examples
+    --------
+    >>> lam, mu = sympy.symbols("lambda mu")
+    >>> F = fraction_field([lam, mu])
+    >>> factored_expr(F.from_expr((mu ** 2 - lam ** 2) / (2 * mu)))
+    -(lambda - mu)*(lambda + mu)/(2*mu)
+
+    Running time: two python-flint factorings (numerator and denominator).
+    """
+    from sympy.core.mul import _keep_coeff
+    numer, denom = value.numer, value.denom
+    if not numer:
+        return sympy.Integer(0)
+    order = _sympy_generator_order(numer.ring.symbols)
+    coefficient = sympy.Integer(1)
+    powers = []
+    for poly, sign in ((numer, 1), (denom, -1)):
+        c, factors = factor_list(poly, order)
+        c = numer.ring.domain.to_sympy(c)
+        coefficient = coefficient * c if sign == 1 else coefficient / c
+        powers += [f.as_expr() ** (sign * e) for f, e in factors]
+    return _keep_coeff(coefficient, sympy.Mul(*powers))
+
+
 class ExactField:
     r"""Exact arithmetic for one set of symbols: rationals (``fmpq`` or ``Fraction``) when there
     are none, the rational-function field $\mathbb{Q}(\text{symbols})$ otherwise.
@@ -280,5 +403,8 @@ class ExactField:
         """An element as a sympy expression (rational functions factored unless ``factor=False``)."""
         if self.numeric:
             return to_sympy(value)
-        out = value.as_expr()
-        return sympy.factor(out) if factor else out
+        if not factor:
+            return value.as_expr()
+        if flint_module() is None or not hasattr(value, "numer"):  # pragma: no cover
+            return sympy.factor(value.as_expr())
+        return factored_expr(value)

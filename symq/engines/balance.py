@@ -27,7 +27,7 @@ import sympy
 from sympy import QQ
 
 from symq.errors import ModelError, VerificationError
-from symq.arithmetic.exact import flint_module, fraction_field, rational, to_sympy
+from symq.arithmetic.exact import factor_list, flint_module, fraction_field, rational, to_sympy
 from symq.models.model import Model
 from symq.engines.normalization.entry import DISCIPLINES
 from symq.engines.processes.base import Process
@@ -186,7 +186,7 @@ class _Exact:
         for poly, sign in ((frac.numer, 1), (frac.denom, -1)):
             if not poly:
                 return (QQ.zero, {})
-            c, factors = poly.factor_list()
+            c, factors = factor_list(poly)  # python-flint's factoring (sympy's without it)
             coefficient = coefficient * c if sign == 1 else coefficient / c
             for f, e in factors:
                 if f.LC < 0:
