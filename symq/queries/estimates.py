@@ -567,9 +567,10 @@ def certified_memory(model, discipline: str, digits: int) -> int | None:
 
 def tape_memory(model, discipline: str, digits: int) -> int | None:
     r"""MiB that the recorded tape of a certified gradient holds (route ``reverse-mode`` on
-    balls): one entry per subset-DP step, about 100 bytes of Python objects and three balls of
-    $3.33\,d + 2M + 32$ bits (measured: a random 16-server ALIS graph, 2.2 million steps, takes
-    about 300 MiB above the interpreter at 30 digits). ``None`` past $10^9$ steps.
+    balls): per subset-DP step about 40 bytes of Python objects and one ball of
+    $3.33\,d + 2M + 32$ bits (the subset transforms are recorded as blocks of bare balls;
+    measured at 30 digits: a random 16-server ALIS graph, 2.2 million steps, 275 MB peak; a
+    20-server one, 42 million steps, 3.0 GB). ``None`` past $10^9$ steps.
 
     Parameters
     ----------
@@ -597,7 +598,7 @@ def tape_memory(model, discipline: str, digits: int) -> int | None:
     if steps is None:
         return None
     bits = digits * 10 // 3 + 2 * len(model.servers) + 32
-    return steps * (100 + 3 * (bits // 8 + 16)) >> 20
+    return steps * (40 + bits // 8 + 16) >> 20
 
 
 def check_certified_memory(model, discipline: str, digits: int, what: str,
