@@ -177,9 +177,30 @@ class _Exact:
         self._cache[expr] = value
         return value
 
+    def _part(self, expr: sympy.Expr) -> Any:
+        """:meth:`_convert` of a part of an expression, memoized (errors are named by the caller)."""
+        try:
+            return self._cache[expr]
+        except KeyError:
+            value = self._cache[expr] = self._convert(expr)
+            return value
+
     def _convert(self, expr: sympy.Expr) -> Any:
         if not self.symbolic:
             return (QQ.from_sympy(expr), {})
+        if expr.is_Mul:  # the product forms and the rates come factored: keep their factors
+            value = self.one
+            for arg in expr.args:
+                value = self.mul(value, self._part(arg))
+            return (QQ.zero, {}) if value[0] == 0 else value
+        if expr.is_Pow and expr.exp.is_Integer:
+            coefficient, exponents = self._part(expr.base)
+            e = int(expr.exp)
+            if coefficient == 0:
+                if e < 0:
+                    raise ZeroDivisionError(f"{expr.base} is zero")
+                return (QQ.zero, {}) if e else self.one
+            return (coefficient ** e, {f: k * e for f, k in exponents.items()})
         frac = self.fractions.from_expr(expr)
         coefficient = QQ.one
         exponents: dict[Any, int] = {}
