@@ -446,6 +446,8 @@ def _public_calls(tmp_path):
         "derive": lambda: symq.derive(numeric, "mean-number", "rais"),
         "solve": lambda: symq.solve(numeric, "mean-number", "alis", digits=12),
         "gradient": lambda: symq.gradient(numeric, "mean-number", digits=12),
+        "optimize": lambda: symq.optimize(numeric, "mean-response-time", "mu_1 + mu_2 = 2",
+                                          "alis", digits=8),
         "evaluate": lambda: symq.evaluate(symq.mean_number(numeric), digits=10),
         "verify": lambda: symq.verify(n, max_jobs=1),
         "nested_empty_probability": lambda: symq.nested_empty_probability(n),

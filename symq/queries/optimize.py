@@ -86,12 +86,23 @@ class Optimum:
     digits: int
     enclosure: dict[str, tuple[Fraction, Fraction]] = dataclass_field(default_factory=dict)
 
+    #: the route table's row whose gradients the Newton steps and the certificate use
+    route: str = "reverse-mode"
+
     def _repr_html_(self) -> str:
         """Jupyter: one row per budget rate, then the minimum and the certificate."""
         from symq.display import html_table
         rows = [(n, self.allocation[n]) for n in self.budget]
         rows += [("minimum", self.value_text), ("certificate", self.reason)]
         return html_table([(("rate", "value"), rows)])
+
+    def __repr__(self) -> str:
+        """The printed digits, the minimum and whether they are certified (the exact centres,
+        gradient and enclosure are attributes)."""
+        split = ", ".join(f"{n}={self.allocation[n]}" for n in self.budget)
+        state = "certified" if self.certified else "NOT certified"
+        return (f"Optimum({self.quantity}, {self.discipline}: {split}; {self.objective} "
+                f"{self.value_text}; {state}, route {self.route}, {self.arithmetic})")
 
 
 # ------------------------------------------------------------------------------ parsing
