@@ -42,7 +42,7 @@ from symq.errors import ModelError, TooLargeError, UnstableModelError
 from symq.models.model import DISCIPLINES, Model
 from symq.presentation.pictures import (Picture, PictureKind, file_stem, pyplot, quantity_name,
                                         rates_title, register)
-from symq.presentation.pictures._drawing import label, plain
+from symq.presentation.pictures._drawing import label
 
 __all__ = ["SPLIT_QUANTITIES", "parse_split_budget", "stable_range", "split_work", "Stationary",
            "SplitCurve", "split_curve", "draw"]
@@ -57,7 +57,7 @@ _MAX_UNIONS = 200_000
 
 
 def _fraction(value: Any) -> Fraction:
-    value = sympy.nsimplify(value) if not isinstance(value, sympy.Basic) else value
+    value = sympy.Rational(value) if not isinstance(value, sympy.Basic) else value
     return Fraction(int(value.p), int(value.q))
 
 
@@ -94,37 +94,20 @@ def parse_split_budget(text: str, rates: Any) -> tuple[str, str, Fraction]:
 
     Running time: O(length of the text).
     """
-    from symq.arithmetic.expressions import parse_expression
-    from symq.engines.sensitivity import rate_order
+    from symq.queries.optimize import parse_budget
     if not isinstance(text, str) or not text.strip():
         raise ModelError("the split picture needs --budget \"mu_1 + mu_2 = C\" (the two rates "
                          "that share the capacity C)")
-    rates = list(rates)
-    where = f"--budget {text!r}"
-    if text.count("=") != 1:
-        raise ModelError(f"{where}: write it as 'mu_1 + mu_2 = C' (one '=')")
-    left, right = (part.strip() for part in text.split("="))
-    capacity = parse_expression(right, f"the capacity of {where}")
-    if not capacity.is_Rational or capacity <= 0:
-        raise ModelError(f"{where}: the capacity {right!r} must be a positive number")
-    total = parse_expression(left, f"the rates of {where}")
-    terms = total.args if total.is_Add else (total,)
-    names = []
-    for term in terms:
-        if not term.is_Symbol:
-            raise ModelError(f"{where}: {term} is not a rate name; write a sum of two rate names "
-                             "such as 'mu_1 + mu_2 = 3'")
-        names.append(term.name)
-    for name in names:
-        if name not in rates:
-            raise ModelError(f"{where}: the model has no rate {name!r}; its rates are "
-                             + ", ".join(sorted(rates, key=rate_order)))
-    names = sorted(set(names), key=rate_order)
+    try:  # symq optimize's reading of a budget, then the picture's own rule: two rates
+        names, capacity = parse_budget(text, rates)
+    except ModelError as error:
+        raise ModelError(f"--budget {text!r}: {str(error).removeprefix('--budget: ')}") \
+            from None
     if len(names) != 2:
         more = "; symq optimize splits a capacity among more" if len(names) > 2 else ""
-        raise ModelError(f"{where}: the split picture draws exactly two budget rates, not "
-                         f"{len(names)} ({', '.join(names)}){more}")
-    return names[0], names[1], _fraction(capacity)
+        raise ModelError(f"--budget {text!r}: the split picture draws exactly two budget rates, "
+                         f"not {len(names)} ({', '.join(names)}){more}")
+    return names[0], names[1], capacity
 
 
 def _frame(model: Model, budget: str) -> tuple[Model, dict[str, Fraction], str, str, Fraction]:
