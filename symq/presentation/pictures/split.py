@@ -101,8 +101,10 @@ def parse_split_budget(text: str, rates: Any) -> tuple[str, str, Fraction]:
     try:  # symq optimize's reading of a budget, then the picture's own rule: two rates
         names, capacity = parse_budget(text, rates)
     except ModelError as error:
-        raise ModelError(f"--budget {text!r}: {str(error).removeprefix('--budget: ')}") \
-            from None
+        message = str(error)
+        if not message.startswith(f"--budget {text!r}"):
+            message = f"--budget {text!r}: {message.removeprefix('--budget: ')}"
+        raise ModelError(message) from None
     if len(names) != 2:
         more = "; symq optimize splits a capacity among more" if len(names) > 2 else ""
         raise ModelError(f"--budget {text!r}: the split picture draws exactly two budget rates, "
