@@ -691,8 +691,8 @@ def routing_steps(model) -> int:
     r"""Report steps of the canonical RAIS routing that the balance check builds
     (:func:`symq.engines.processes.noncollaborative.canonical_routing`): a DP over idle sets
     and their prefixes, $3^M J$ field operations; with symbolic rates their rational functions
-    grow like $4^M$, so $12^M J$ steps (measured: ``ring:3`` 0.23 s, ``ring:4`` 8.5 s,
-    ``ring:5`` minutes). Capped at $10^{300}$.
+    grow like $4^M$, so $12^M J$ steps (measured: ``ring:3`` 0.25 s, ``ring:4`` 3.7 s since the
+    factoring is python-flint's (8.5 s before), ``ring:5`` over 5 minutes). Capped at $10^{300}$.
 
     Parameters
     ----------
