@@ -70,8 +70,14 @@ LIMITS: dict[str, Limit] = {limit.name: limit for limit in (
           "`report`: the sum of what it contains, in steps of about 0.1 ms: the formula steps "
           "of its structured formulas, a tenth of a step per subset-DP step of its values, and "
           "its balance check (a step a state with numeric rates, (J+M)^3/40 with symbolic "
-          "ones; for RAIS the canonical routing, 3^M J field operations, 12^M J steps with "
-          "symbolic rates); --verify-jobs 0 leaves the check out"),
+          "ones; for RAIS the canonical routing, as routing-work counts it); --verify-jobs 0 "
+          "leaves the check out"),
+    Limit("routing-work", 100_000, "routing steps",
+          "`verify --discipline rais` (canonical routing): the routing built before the balance "
+          "check, in steps of about 0.1 ms: 3^M J' field operations for the J' classes not on "
+          "every server, times D^3/6 with symbolic rates (D distinct arrival rates L(I) of "
+          "server sets), /100 numerically; ring:4 39,366 (3.7 s) runs, ring:5 829,440 (over 5 "
+          "minutes) is refused"),
     Limit("graph-drawing", 1_200, "nodes and edges",
           "`plot MODEL graph`: classes + servers + compatible class-server pairs that matplotlib "
           "draws (about 4 ms each: redundancy:9:4, 639 of them, 2.7 s; redundancy:10:5, 1,522, "

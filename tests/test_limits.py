@@ -252,3 +252,22 @@ def test_certified_gradients_are_refused_by_their_steps_and_their_tape(capsys, t
     err = capsys.readouterr().err
     assert f"about {need:,} MiB of memory" in err and f"(limit {need - 1:,} MiB" in err, err
     assert time.process_time() - start < 10
+
+
+def test_the_canonical_rais_routing_is_counted_before_it_is_built(capsys):
+    """verify --discipline rais builds the canonical routing with the process: ring:5 (its
+    rational functions over 16 distinct arrival rates; over 5 minutes) is refused up front with
+    the estimate, ring:4 and the cheap symmetric models run; the estimate is the formula."""
+    from symq import model
+    from symq.queries.estimates import routing_steps
+    assert routing_steps(model("ring:5")) == 3 ** 5 * 5 * 16 ** 3 // 6
+    assert routing_steps(model("ring:4")) == 3 ** 4 * 4 * 9 ** 3 // 6
+    assert routing_steps(model("uninformed:7")) == 3 ** 7 // 6  # one class on every server
+    start = time.process_time()
+    assert main(["verify", "ring:5", "--discipline", "rais", "--max-jobs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "needs about 829,440 routing steps (limit 100,000); pass --max-work 829440" in err
+    assert time.process_time() - start < 5
+    assert main(["verify", "redundancy:5:2", "--discipline", "rais", "--max-jobs", "1"]) == 0
+    assert main(["verify", "ring:5", "--discipline", "rais", "--max-jobs", "1", "--routing",
+                 "uniform", "--quiet"]) in (0, 1)  # no canonical routing to build

@@ -107,6 +107,11 @@ def _check_states(args: argparse.Namespace, model, max_jobs: int, options: dict)
             args.discipline != "collaborative" or bound > 100 * limit):
         check("states", bound, what, limit, remedy=None if bound < 10 ** 15 else
               "choose a smaller --max-jobs, or pass --no-limits")
+    if args.discipline == "rais" and options.get("routing") in (None, "canonical", "auto"):
+        from symq.queries.estimates import routing_steps
+        # the canonical routing is built with the process: counted before it (issue 25)
+        check("routing-work", routing_steps(model), f"the canonical routing of {what}",
+              limit_value("routing-work", args))
     extra = {"check_routing": False} if args.discipline == "rais" else {}
     process = build_process(model, args.discipline, **options, **extra)
     states, _ = estimate_states(process, max_jobs)
