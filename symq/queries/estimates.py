@@ -769,8 +769,8 @@ def report_work(model, disciplines, verify_jobs: int, limit: int | None = None,
     >>> work = report_work(model("w"), ("collaborative", "alis", "rais"), 3, quantities=9)
     >>> work["formulas"], work["values"], work["check rais"], work["total"]
     (453, 94, 216, 1195)
-    >>> report_work(model("ring:6"), ("rais",), 3, limit=50000)["check rais"]   # 12^6 * 6
-    17915904
+    >>> report_work(model("ring:6"), ("rais",), 3, limit=50000)["check rais"]   # routing_steps
+    16003008
 
     Running time: that of the estimates, plus building the processes of the balance check
     within the limit.
