@@ -196,17 +196,18 @@ def test_bad_inputs_are_one_line_errors(tmp_path, capsys):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("discipline", ["collaborative", "alis", "rais"])
-def test_random_16_server_split_is_certified_within_a_minute(discipline):
+def test_random_16_server_split_is_certified(discipline):
+    """The done-when model of issue 29 (times: benchmarks and docs/sensitivities.md, not here)."""
     import sys
-    import time
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).parent))
     from routes import random_stable_model
     model = random_stable_model(16, 1)
-    start = time.perf_counter()
     opt = symq.optimize(model, "mean-response-time", "mu_1 + mu_2 = 5/2", discipline)
     assert opt.certified, opt.reason
-    assert time.perf_counter() - start < 90
+    lo, hi = opt.enclosure["mu_1"]  # the printed digits are those of every point of K(B)
+    from symq.arithmetic.numeric import round_fraction
+    assert round_fraction(lo, 30) == round_fraction(hi, 30) == opt.allocation["mu_1"]
 
 
 SHOP = """name = "shop"
