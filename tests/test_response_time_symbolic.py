@@ -90,9 +90,9 @@ def test_a_random_four_server_graph_in_under_five_seconds():
     model = graph_from_key(",".join(sets)).to_model()
     values, numeric = _rates(model, seed=4)
     for discipline in ("collaborative", "alis"):
-        start = time.perf_counter()
+        start = time.process_time()
         f = transform_formula(model, "response", discipline)
-        assert time.perf_counter() - start < 5
+        assert time.process_time() - start < 5
         _check(f, values, numeric, discipline, "response", classes=numeric.classes[:2])
 
 
