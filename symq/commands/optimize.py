@@ -138,7 +138,8 @@ def run(args: argparse.Namespace) -> int:
                    "multiplier": out.multiplier_text,
                    "residual": "0" if out.residual == 0 else round_fraction(out.residual, 6),
                    "active": out.active, "kkt": out.kkt, "certified": out.certified,
-                   "certificate": reason, "arithmetic": out.arithmetic, "steps": out.steps,
+                   "certificate": reason, "route": out.route, "arithmetic": out.arithmetic,
+                   "steps": out.steps,
                    "at_lower_limit": out.limit, "attained": not out.limit,
                    "limit_note": out.limit_note})
         return 0
@@ -201,8 +202,8 @@ def _rank(args: argparse.Namespace, base: Any, values: dict) -> int:
     rows.sort(key=lambda r: r[0], reverse=True)
     if args.format == "json":
         emit_json({"model": args.model, "quantity": args.quantity,
-                   "discipline": args.discipline, "arithmetic": g.arithmetic,
-                   "rank": [{"server": s, "rate": n, "gain": t} for _, s, n, t in rows]})
+                   "discipline": args.discipline, "route": "reverse-mode",
+                   "arithmetic": g.arithmetic, "rank": [{"server": s, "rate": n, "gain": t} for _, s, n, t in rows]})
         return 0
     for k, (_, s, n, t) in enumerate(rows, 1):
         print(f"{k}. server {s}: -d{args.quantity}/d{n} = {t}")
