@@ -119,3 +119,11 @@ def test_a_gradient_result_displays_its_derivatives():
     assert "route reverse-mode, exact" in html and "derivatives by mu_1" in html
     assert f">{r.derivative('total', 'mu_1')}<" in html
     assert f">{r.elasticity('total', 'mu_1')}<" in html
+
+
+def test_a_numeric_route_forced_on_symbolic_rates_asks_for_values():
+    for method in ("reverse-mode", "interval"):
+        with pytest.raises(symq.ModelError, match=f"method '{method}' does not apply: it needs "
+                           "numeric rates: give every rate a value"):
+            symq.solve("n", "mean-number", wrt="all" if method == "reverse-mode" else None,
+                       method=method)

@@ -118,6 +118,9 @@ class Route:
         if arithmetic not in self.arithmetics and not (arithmetic == "structured"
                                                        and "symbolic" in self.arithmetics):
             # a request for a structured formula is also served by one symbolic expression
+            if not model.is_numeric and not {"structured", "symbolic"} & set(self.arithmetics):
+                return ("it needs numeric rates: give every rate a value (--set NAME=VALUE, "
+                        "or values= in Python)")
             return f"it computes in {', '.join(self.arithmetics)} arithmetic, not {arithmetic}"
         return self.applies(model, discipline)
 
