@@ -220,8 +220,9 @@ register(PictureKind(
     "load", "a quantity (default mean-response-time) against a scaling of all arrival rates, "
             "up to the stability limit, exact points", draw,
     options={"quantity": dict(default="mean-response-time", choices=list(QUANTITIES),
-                              help="load: the quantity drawn (default mean-response-time)"),
+                              help="load, split: the quantity drawn (default mean-response-time)"),
              "discipline": dict(default="collaborative", choices=list(DISCIPLINES),
-                                help="load, distribution: the service discipline"),
-             "points": dict(type=int, default=12, help="load: number of exact points (default 12)")},
+                                help="load, distribution, split: the service discipline"),
+             "points": dict(type=int, default=12,
+                            help="load, split: number of exact points (default 12)")},
     progress=True))
