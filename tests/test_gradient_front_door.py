@@ -127,3 +127,14 @@ def test_a_numeric_route_forced_on_symbolic_rates_asks_for_values():
                            "numeric rates: give every rate a value"):
             symq.solve("n", "mean-number", wrt="all" if method == "reverse-mode" else None,
                        method=method)
+
+
+def test_an_exactly_zero_derivative_falls_back_to_the_exact_tape_and_prints_0():
+    """Two separate M/M/1 queues: class 1 does not depend on mu_2. A ball around 0 never
+    certifies digits, so the exact tape answers (arithmetic 'exact') and the line says 0."""
+    m = symq.Model(compatibility={"1": ["1"], "2": ["2"]}, arrival_rates={"1": "1/3", "2": "1/4"},
+                   service_rates={"1": "1", "2": "1"})
+    r = symq.solve(m, "mean-number", "alis", wrt=["mu_2"], of=["class 1"], exact=False, digits=10)
+    assert r.arithmetic == "exact"
+    assert r.derivative("class 1", "mu_2").lower == 0 == r.derivative("class 1", "mu_2").upper
+    assert "  d/dmu_2: 0 (elasticity 0)" in r.gradient.lines()

@@ -931,7 +931,7 @@ def _balls_of_exact(exact: Sensitivities, digits: int) -> Sensitivities:
     from symq.engines.normalization.certified import Ball
 
     def ball(v):
-        return None if v is None else Ball(round_fraction(v, digits), v, v)
+        return None if v is None else Ball("0" if v == 0 else round_fraction(v, digits), v, v)
     out = Sensitivities(exact.quantity, exact.discipline, "exact", exact.labels, exact.wrt,
                         exact.point, {k: ball(v) for k, v in exact.values.items()},
                         {k: {n: ball(v) for n, v in d.items()} for k, d in exact.derivatives.items()},
