@@ -339,7 +339,7 @@ def objective_gradient(model: Any, point: Mapping[str, Any], quantity: str, disc
     Running time: that of the subset DP on the tape, times about three.
     """
     from symq.engines.sensitivity import TapeField
-    from symq.arithmetic.exact import flint_module
+    from symq.arithmetic.exact import flint_module, to_fraction
     symbolic, by_name = _symbolic(model, point)
     flint = flint_module()
     collecting = gc.isenabled()
@@ -353,16 +353,12 @@ def objective_gradient(model: Any, point: Mapping[str, Any], quantity: str, disc
     try:
         if arithmetic == "exact":
             value, grad = run()
-            return _fraction(value), {n: _fraction(v) for n, v in grad.items()}
+            return to_fraction(value), {n: to_fraction(v) for n, v in grad.items()}
         with flint.ctx.workprec(bits):
             return run()
     finally:
         if collecting:
             gc.enable()
-
-
-def _fraction(v: Any) -> Fraction:
-    return v if isinstance(v, Fraction) else Fraction(int(v.p), int(v.q))
 
 
 def precision_bits(digits: int, servers: int) -> int:

@@ -417,15 +417,13 @@ class TapeField:
         return out
 
 
-def _fraction(v: Any) -> Fraction:
-    if isinstance(v, Fraction):
-        return v
-    if isinstance(v, int):
-        return Fraction(v)
-    if isinstance(v, str):
-        v = sympy.Rational(v)
-    r = sympy.Rational(v)
-    return Fraction(int(r.p), int(r.q))
+def _fraction(v: Any, what: str = "rate value") -> Fraction:
+    """A rate value as a Fraction: text through symq's rate grammar, numbers exactly."""
+    from symq.arithmetic.exact import to_fraction
+    from symq.models.rates import parse_rate
+    if isinstance(v, (Fraction, int)) and not isinstance(v, bool):
+        return to_fraction(v, what)
+    return to_fraction(parse_rate(v, what), what)
 
 
 def rate_symbols(model: Model, values: Mapping[str, Any] | None = None
@@ -473,7 +471,7 @@ def rate_symbols(model: Model, values: Mapping[str, Any] | None = None
         if missing:
             raise ModelError(f"the rate symbol {missing[0]} has no value; give every rate a "
                              f"value (--set {missing[0]}=VALUE)")
-        point = {s: _fraction(values[s.name]) for s in model.symbols}
+        point = {s: _fraction(values[s.name], f"value of {s.name}") for s in model.symbols}
         return model, point
     if values:
         raise ModelError(f"the model's rates are numbers, so it has no symbol "
@@ -886,15 +884,10 @@ def rate_order(name: str) -> tuple:
     return (0 if kind == "lambda" else 1, *key, name)
 
 
-def _to_fraction(v: Any) -> Fraction:
-    if isinstance(v, Fraction):
-        return v
-    return Fraction(int(v.p), int(v.q))
-
-
 def _exact_result(quantity, discipline, vals, ders, names, by_name, fpoint) -> Sensitivities:
-    values = {k: _to_fraction(v) for k, v in vals.items()}
-    derivs = {k: {n: _to_fraction(d[by_name[n]]) for n in names} for k, d in ders.items()}
+    from symq.arithmetic.exact import to_fraction
+    values = {k: to_fraction(v) for k, v in vals.items()}
+    derivs = {k: {n: to_fraction(d[by_name[n]]) for n in names} for k, d in ders.items()}
     elast = {k: {n: (fpoint[n] * derivs[k][n] / values[k] if values[k] else None)
                  for n in names} for k in derivs}
     return Sensitivities(quantity, discipline, "exact", list(vals), names,

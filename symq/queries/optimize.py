@@ -251,29 +251,26 @@ def _stable(symbolic: Model, point: Mapping[str, Fraction]) -> bool:
     return True
 
 
+def _matrix(rows: list[list[Fraction]]) -> Any:
+    from flint import fmpq, fmpq_mat
+    return fmpq_mat(len(rows), len(rows[0]), [fmpq(v.numerator, v.denominator)
+                                              for row in rows for v in row])
+
+
+def _rows(m: Any) -> list[list[Fraction]]:
+    return [[Fraction(int(m[i, j].p), int(m[i, j].q)) for j in range(m.ncols())]
+            for i in range(m.nrows())]
+
+
 def _solve(a: list[list[Fraction]], b: list[Fraction]) -> list[Fraction]:
-    """Gaussian elimination with partial pivoting over the rationals (ZeroDivisionError when
+    """$Ax=b$ over the rationals (python-flint's ``fmpq_mat``; ZeroDivisionError when
     singular)."""
-    n = len(b)
-    a = [row[:] for row in a]
-    b = list(b)
-    for col in range(n):
-        piv = max(range(col, n), key=lambda r: abs(a[r][col]))
-        if a[piv][col] == 0:
-            raise ZeroDivisionError
-        a[col], a[piv], b[col], b[piv] = a[piv], a[col], b[piv], b[col]
-        for r in range(n):
-            if r != col and a[r][col]:
-                t = a[r][col] / a[col][col]
-                a[r] = [u - t * v for u, v in zip(a[r], a[col])]
-                b[r] -= t * b[col]
-    return [b[i] / a[i][i] for i in range(n)]
+    return [row[0] for row in _rows(_matrix(a).solve(_matrix([[Fraction(v)] for v in b])))]
 
 
 def _inverse(a: list[list[Fraction]]) -> list[list[Fraction]]:
-    n = len(a)
-    cols = [_solve(a, [Fraction(int(i == j)) for i in range(n)]) for j in range(n)]
-    return [[cols[j][i] for j in range(n)] for i in range(n)]
+    """$A^{-1}$ over the rationals (ZeroDivisionError when singular)."""
+    return _rows(_matrix(a).inv())
 
 
 def _round(v: Fraction, digits: int) -> Fraction:

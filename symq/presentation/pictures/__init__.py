@@ -25,10 +25,22 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from symq.errors import ModelError, UnsupportedError
+from symq.models.model import DISCIPLINES
 
 __all__ = ["Picture", "PictureKind", "register", "kinds", "get", "pyplot", "save", "file_stem",
-           "SUBJECTS", "FORMATS", "QUANTITY_NAMES", "quantity_name", "rates_title",
-           "scientific"]
+           "SUBJECTS", "FORMATS", "QUANTITY_NAMES", "SHARED_OPTIONS", "quantity_name",
+           "rates_title", "scientific"]
+
+#: the options that several kinds take, defined once (``symq plot`` has one ``--discipline``,
+#: one ``--quantity`` and one ``--points`` for all of them)
+SHARED_OPTIONS: dict[str, dict[str, Any]] = {
+    "discipline": dict(default="collaborative", choices=list(DISCIPLINES),
+                       help="load, distribution, split, response-/waiting-time-survival: the "
+                            "service discipline"),
+    "quantity": dict(default="mean-response-time",
+                     help="load, split: the quantity drawn (default mean-response-time)"),
+    "points": dict(type=int, default=12, help="load, split: number of exact points (default 12)"),
+}
 
 #: what the ``MODEL`` argument of ``symq plot`` names, per kind
 SUBJECTS = {"model": "a built-in model name or a TOML file (with --set for its symbols)",

@@ -22,8 +22,8 @@ import sympy
 from symq.errors import ModelError, UnsupportedError
 from symq.models.model import Model
 from symq.queries.quantities import derive
-from symq.presentation.pictures import (Picture, PictureKind, file_stem, pyplot, rates_title,
-                                        register, scientific)
+from symq.presentation.pictures import (SHARED_OPTIONS, Picture, PictureKind, file_stem, pyplot,
+                                        rates_title, register, scientific)
 from symq.presentation.pictures._drawing import integer_axis, label
 
 __all__ = ["number_law", "draw"]
@@ -144,5 +144,4 @@ register(PictureKind(
     "distribution", "stationary law of the number of jobs in system (exact, collaborative)", draw,
     options={"max_jobs": dict(type=int, default=20,
                               help="distribution: largest number of jobs drawn (default 20)"),
-             "discipline": dict(default="collaborative",
-                                help="load, distribution: the service discipline")}))
+             "discipline": SHARED_OPTIONS["discipline"]}))

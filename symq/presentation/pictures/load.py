@@ -22,10 +22,10 @@ import sympy
 
 from symq.errors import ModelError
 from symq.models.model import Model
-from symq.queries.quantities import DISCIPLINES, QUANTITIES, derive, flatten_result
+from symq.queries.quantities import QUANTITIES, derive, flatten_result
 from symq.models.stability import stability_report
-from symq.presentation.pictures import (Picture, PictureKind, file_stem, pyplot, quantity_name,
-                                        rates_title, register)
+from symq.presentation.pictures import (SHARED_OPTIONS, Picture, PictureKind, file_stem, pyplot,
+                                        quantity_name, rates_title, register)
 from symq.presentation.pictures._drawing import label, plain
 
 __all__ = ["stability_limit", "scaled", "curve", "draw"]
@@ -219,10 +219,6 @@ def draw(model: Model, quantity: str = "mean-response-time", discipline: str = "
 register(PictureKind(
     "load", "a quantity (default mean-response-time) against a scaling of all arrival rates, "
             "up to the stability limit, exact points", draw,
-    options={"quantity": dict(default="mean-response-time", choices=list(QUANTITIES),
-                              help="load, split: the quantity drawn (default mean-response-time)"),
-             "discipline": dict(default="collaborative", choices=list(DISCIPLINES),
-                                help="load, distribution, split: the service discipline"),
-             "points": dict(type=int, default=12,
-                            help="load, split: number of exact points (default 12)")},
+    options={"quantity": {**SHARED_OPTIONS["quantity"], "choices": list(QUANTITIES)},
+             "discipline": SHARED_OPTIONS["discipline"], "points": SHARED_OPTIONS["points"]},
     progress=True))

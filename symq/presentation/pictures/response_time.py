@@ -21,7 +21,8 @@ from typing import Any
 
 from symq.errors import ModelError
 from symq.models.model import Model
-from symq.presentation.pictures import Picture, PictureKind, file_stem, pyplot, register
+from symq.presentation.pictures import (SHARED_OPTIONS, Picture, PictureKind, file_stem, pyplot,
+                                        register)
 from symq.presentation.pictures._drawing import label, plain
 
 __all__ = ["survival_curves", "draw", "draw_waiting"]
@@ -173,8 +174,7 @@ def draw_waiting(model: Model, discipline: str = "collaborative", max_time: Any 
     return _draw(model, discipline, "waiting", max_time, points)
 
 
-_OPTIONS = {"discipline": dict(default="collaborative",
-                               help="load, distribution: the service discipline"),
+_OPTIONS = {"discipline": SHARED_OPTIONS["discipline"],
             "max_time": dict(default=None, help="response-/waiting-time-survival: end of the "
                                                 "time axis (default: largest 99.9th percentile)")}
 

@@ -38,10 +38,11 @@ from typing import Any, Callable
 
 import sympy
 
+from symq.arithmetic.exact import to_fraction
 from symq.errors import ModelError, TooLargeError, UnstableModelError
 from symq.models.model import DISCIPLINES, Model
-from symq.presentation.pictures import (Picture, PictureKind, file_stem, pyplot, quantity_name,
-                                        rates_title, register)
+from symq.presentation.pictures import (SHARED_OPTIONS, Picture, PictureKind, file_stem, pyplot,
+                                        quantity_name, rates_title, register)
 from symq.presentation.pictures._drawing import label
 
 __all__ = ["SPLIT_QUANTITIES", "parse_split_budget", "stable_range", "split_work", "Stationary",
@@ -54,11 +55,6 @@ SPLIT_QUANTITIES = {"mean-response-time": "total", "mean-number": "total",
 
 #: the most unions of class server sets the stability range enumerates
 _MAX_UNIONS = 200_000
-
-
-def _fraction(value: Any) -> Fraction:
-    value = sympy.Rational(value) if not isinstance(value, sympy.Basic) else value
-    return Fraction(int(value.p), int(value.q))
 
 
 def parse_split_budget(text: str, rates: Any) -> tuple[str, str, Fraction]:
@@ -152,7 +148,7 @@ def _affine(expr: sympy.Expr, x: sympy.Symbol, what: str) -> tuple[Fraction, Fra
                          "needs rates linear in them")
     a = expr.subs(x, 0)
     b = poly.coeff_monomial(x) if poly is not None else 0
-    return _fraction(a), _fraction(b)
+    return to_fraction(a), to_fraction(b)
 
 
 def stable_range(model: Model, budget: str) -> tuple[Fraction, Fraction]:
@@ -430,7 +426,7 @@ def split_curve(model: Model, budget: str, quantity: str = "mean-response-time",
                        values={**fixed_text, x1: str(x), x2: str(capacity - x)},
                        wrt=[x1, x2], of=[output], exact=True, limits=limits)
         value = result.exact[output] if output else result.exact
-        return (_fraction(value),
+        return (to_fraction(value),
                 result.derivative(output, x1) - result.derivative(output, x2))
 
     curve = SplitCurve(model, quantity, discipline, (x1, x2), capacity, (lo, hi))
@@ -555,10 +551,6 @@ register(PictureKind(
     options={"budget": dict(default=None, metavar="\"X_1 + X_2 = C\"",
                             help="split: the two rates that share the capacity C, e.g. "
                                  "\"mu_1 + mu_2 = 9/5\""),
-             "quantity": dict(default="mean-response-time",
-                              help="load, split: the quantity drawn (default mean-response-time)"),
-             "discipline": dict(default="collaborative", choices=list(DISCIPLINES),
-                                help="load, distribution, split: the service discipline"),
-             "points": dict(type=int, default=12,
-                            help="load, split: number of exact points (default 12)")},
+             "quantity": SHARED_OPTIONS["quantity"], "discipline": SHARED_OPTIONS["discipline"],
+             "points": SHARED_OPTIONS["points"]},
     progress=True))
