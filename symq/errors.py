@@ -3,8 +3,8 @@ Every message names the class, server or value at fault and, where there is one,
 The command line turns a :class:`SymqError` into one line on stderr and exit status 2.
 """
 
-__all__ = ["SymqError", "ModelError", "UnstableModelError", "UnknownModelError",
-           "UnsupportedError", "VerificationError", "TooLargeError"]
+__all__ = ["SymqError", "ModelError", "ArgumentTypeError", "UnstableModelError",
+           "UnknownModelError", "UnsupportedError", "VerificationError", "TooLargeError"]
 
 
 class SymqError(Exception):
@@ -13,6 +13,15 @@ class SymqError(Exception):
 
 class ModelError(SymqError, ValueError):
     """A model or a value given for it is invalid (bad rate, unknown name, malformed file)."""
+
+
+class ArgumentTypeError(ModelError, TypeError):
+    """An argument of a type symq does not take (``symq.load(None)``, a list where a rate goes).
+
+    The message names the argument, the type given and the types expected. It is a
+    :class:`ModelError` (one line and exit status 2 on the command line) and a ``TypeError``
+    (what Python code catching a wrong type expects).
+    """
 
 
 class UnknownModelError(ModelError):

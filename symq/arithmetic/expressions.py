@@ -38,7 +38,7 @@ import sympy
 from symq.errors import ModelError
 
 __all__ = ["parse_expression", "parse_formula", "as_expression", "positive_symbol",
-           "RESERVED_NAMES", "MAX_LENGTH", "MAX_FORMULA_LENGTH", "MAX_DEPTH", "MAX_DIGITS",
+           "check_ascii", "whole_number_text", "rate_text", "RESERVED_NAMES", "MAX_LENGTH", "MAX_FORMULA_LENGTH", "MAX_DEPTH", "MAX_DIGITS",
            "MAX_POWER", "MAX_DEGREE", "MAX_SQRT_DIGITS"]
 
 MAX_LENGTH = 1000
@@ -63,11 +63,11 @@ _ALLOWED = ("a rate is built from numbers (2, 3/10, 0.25, 1e-3), rate names (lam
 
 _TOKEN = re.compile(r"""
     (?P<space>[ \t\r\n]+)
-  | (?P<number>(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)
+  | (?P<number>(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)
   | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<op>\*\*|[-+*/^(),])
-""", re.VERBOSE)
-_NUMBER_PARTS = re.compile(r"(\d*)(?:\.(\d*))?(?:[eE]([+-]?)(\d+))?")
+""", re.VERBOSE | re.ASCII)
+_NUMBER_PARTS = re.compile(r"([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?)([0-9]+))?", re.ASCII)
 
 _WHY = {".": "no attribute access", "[": "no subscripts or lists", "]": "no subscripts or lists",
         "{": "no sets or dictionaries", "}": "no sets or dictionaries", "'": "no strings",
@@ -76,6 +76,84 @@ _WHY = {".": "no attribute access", "[": "no subscripts or lists", "]": "no subs
         "%": "no remainders", "@": "no matrix products or decorators", "&": "no bit operations",
         "|": "no bit operations", "~": "no bit operations", ";": "one expression only",
         "#": "no comments", "\\": "no escapes", "`": "no backquotes", "$": "no LaTeX"}
+
+
+def check_ascii(text: str, what: str) -> None:
+    r"""Refuse text that holds a character outside ASCII where symq reads numbers and names:
+    Python's ``int`` and ``\d`` read every Unicode digit (``int("1\u06605")`` is 105, and
+    U+0660 ARABIC-INDIC DIGIT ZERO looks like a dot), so a digit, space or sign from another
+    script would pass as a number it does not show. The message names the text, the character
+    (code point and Unicode name) and the fix.
+
+    Parameters
+    ----------
+    text : str
+        The text as the user wrote it.
+    what : str
+        Names it in the message (``"value of mu_1"``, ``"--servers"``).
+
+    Raises
+    ------
+    ModelError
+        The first non-ASCII character of ``text``.
+
+    Examples
+    --------
+    >>> check_ascii("3/10", "value of mu_1")
+    >>> check_ascii("1\u06605", "value of mu_1")
+    Traceback (most recent call last):
+        ...
+    symq.errors.ModelError: value of mu_1: '1٠5' holds U+0660 ARABIC-INDIC DIGIT ZERO; write ASCII digits 0-9
+
+    Running time: O(len(text)).
+    """
+    if text.isascii():
+        return
+    import unicodedata
+    char = next(c for c in text if not c.isascii())
+    name = unicodedata.name(char, "")
+    shown = f"U+{ord(char):04X}" + (f" {name}" if name else "")
+    if unicodedata.category(char) == "Nd" or char.isnumeric():
+        fix = "write ASCII digits 0-9"
+    elif char.isspace() or unicodedata.category(char) in ("Zs", "Cf"):
+        fix = "use an ordinary space or none"
+    else:
+        fix = "write numbers with ASCII digits 0-9 and names with ASCII letters, digits and _"
+    raise ModelError(f"{what}: {_shown(text)} holds {shown}; {fix}")
+
+
+def whole_number_text(text: str, what: str) -> int:
+    """A whole number written with ASCII digits (an optional sign, spaces around): ``int()``
+    without its Unicode digits and ``_`` separators.
+
+    Parameters
+    ----------
+    text : str
+        The text as the user wrote it.
+    what : str
+        Names it in the message.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ModelError
+        Non-ASCII characters (:func:`check_ascii`), or text that is not a whole number.
+
+    Examples
+    --------
+    >>> whole_number_text(" 12", "--servers")
+    12
+
+    Running time: O(len(text)).
+    """
+    check_ascii(text, what)
+    stripped = text.strip()
+    if not re.fullmatch(r"[+-]?[0-9]{1,4300}", stripped, re.ASCII):
+        raise ModelError(f"{what} {_shown(text)} is not a whole number")
+    return int(stripped)
 
 
 def _shown(text: str) -> str:
@@ -452,6 +530,7 @@ def parse_expression(text: str, what: str = "expression", *,
                          f"{max_length}")
     if not text.strip():
         raise ModelError(f"{what} is empty; give a symbol name or an exact number such as 3/10")
+    check_ascii(text, what)
     parser = _Parser(text, what, RATE_FUNCTIONS if functions is None else functions,
                      variables or {})
     return parser.parse()
@@ -528,3 +607,115 @@ def as_expression(value: object, what: str = "value") -> sympy.Expr:
     if isinstance(value, str):
         return parse_formula(value, what)
     return sympy.sympify(value, strict=True)
+
+
+def _written(expr: sympy.Expr) -> tuple[str, int]:
+    """``(text, precedence)`` of ``expr`` in the rate grammar: 1 a sum, 2 a product, quotient or
+    signed term, 3 a power, 4 an atom; :class:`ValueError` for what the grammar cannot write."""
+    if expr.is_Integer:
+        return (str(expr), 4) if expr >= 0 else (str(expr), 2)
+    if expr.is_Rational:
+        return f"{expr.p}/{expr.q}", 2
+    if expr.is_Symbol:
+        return expr.name, 4
+    if expr.is_Add:
+        parts = []
+        for term in expr.as_ordered_terms():
+            text, _ = _written(term)
+            if not parts:
+                parts.append(text)
+            elif text.startswith("-"):
+                parts.append(" - " + text[1:])
+            else:
+                parts.append(" + " + text)
+        return "".join(parts), 1
+    if expr.is_Mul:
+        factors = list(expr.as_ordered_factors())
+        sign = ""
+        if factors and factors[0] == -1:
+            sign, factors = "-", factors[1:]
+        pieces = []
+        for index, factor in enumerate(factors):
+            text, precedence = _written(factor)
+            if precedence < 3 and not (index == 0 and factor.is_Rational and factor > 0):
+                text = f"({text})"
+            pieces.append(text)
+        return sign + "*".join(pieces), 2
+    if expr.is_Pow:
+        base, exponent = expr.args
+        if not exponent.is_Rational:
+            raise ValueError(f"the power {expr} has an exponent that is not a written number")
+        text, precedence = _written(base)
+        q = int(exponent.q)
+        if q & (q - 1):
+            raise ValueError(f"the root in {expr} is not a square root (or a square root of one)")
+        while q > 1:
+            text, precedence, q = f"sqrt({text})", 4, q // 2
+        p = int(exponent.p)
+        if p == 1:
+            return text, precedence
+        if precedence < 4:
+            text = f"({text})"
+        return (f"{text}**{p}" if p > 0 else f"{text}**({p})"), 3
+    raise ValueError(f"{type(expr).__name__} ({expr}) is not part of the rate grammar")
+
+
+def rate_text(expr: sympy.Expr, what: str = "rate") -> str:
+    r"""``expr`` as text that :func:`parse_expression` reads back to ``expr`` itself: what
+    :meth:`symq.models.model.Model.to_toml` writes. sympy's ``str`` when that reads back the
+    same (``lambda_1/2``), else the grammar's own spelling: a root $x^{p/2^k}$ as nested
+    ``sqrt`` (sympy prints ``2**(1/4)``, which the grammar does not read; here
+    ``sqrt(sqrt(2))``).
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        A rate.
+    what : str
+        Names it in the message.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ModelError
+        ``expr`` cannot be written in the grammar (a cube root, ``exp``, a number past
+        :data:`MAX_DIGITS`), or what is written does not read back equal.
+
+    Examples
+    --------
+    >>> rate_text(sympy.Integer(2) ** sympy.Rational(1, 4))
+    'sqrt(sqrt(2))'
+    >>> rate_text(positive_symbol("lambda") / 2)
+    'lambda/2'
+
+    Running time: that of ``str`` and :func:`parse_expression` on the text (linear in its
+    length, which is at most :data:`MAX_LENGTH`).
+    """
+    import sys
+    before = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None
+    if before is not None:
+        sys.set_int_max_str_digits(0)
+    try:
+        candidates = [str(expr)]
+        written = None
+        try:
+            candidates.append(_written(expr)[0])
+        except (ValueError, RecursionError) as error:
+            written = str(error) if isinstance(error, ValueError) else "it is nested too deep"
+    finally:
+        if before is not None:
+            sys.set_int_max_str_digits(before)
+    reason = "it does not read back as the same value"
+    for text in candidates:
+        try:
+            if parse_expression(text, what) == expr:
+                return text
+        except ModelError as error:
+            reason = str(error).removeprefix(f"{what}: ")
+    reason = written or reason
+    raise ModelError(f"{what} {_shown(candidates[0])} cannot be written as a rate symq reads "
+                     f"back ({reason}); use whole powers, square roots and numbers of at most "
+                     f"{MAX_DIGITS} digits")

@@ -12,8 +12,9 @@ import json
 import sys
 from typing import Any, Callable, Sequence
 
+from symq.arithmetic.expressions import check_ascii
 from symq.errors import ModelError, SymqError
-from symq.models.rates import parse_rate
+from symq.models.rates import RateText
 
 __all__ = ["add_format_arguments", "add_set_argument", "add_limit_arguments", "parse_settings",
            "emit_json", "model_with_values", "CommandParser", "run_handler", "whole_number",
@@ -77,7 +78,8 @@ def parse_settings(settings: Sequence[str]) -> dict[str, str]:
     Returns
     -------
     dict
-        Symbol name to the exact value as text.
+        Symbol name to the exact value as text (a :class:`~symq.models.rates.RateText`: it
+        keeps the parsed value and the text as written, so the value is never read twice).
 
     Raises
     ------
@@ -100,7 +102,7 @@ def parse_settings(settings: Sequence[str]) -> dict[str, str]:
             raise ModelError(f"--set {item!r}: write NAME=VALUE, e.g. --set lambda_1=3/10")
         if name in values:
             raise ModelError(f"--set {name} is given twice; give each symbol one value")
-        values[name] = str(parse_rate(value, f"--set {name}"))
+        values[name] = RateText.read(value, f"--set {name}")
     return values
 
 
@@ -268,6 +270,10 @@ def _whole(option: str, low: int = 1, high: int | None = None):
     Running time: O(length of the text).
     """
     def parse(text: str) -> int:
+        try:
+            check_ascii(text, option)
+        except ModelError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
         try:
             value = int(text)
         except ValueError:

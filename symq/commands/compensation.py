@@ -77,6 +77,8 @@ def register(subparsers) -> None:
 
 def _int_arg(name):
     def parse(text):
+        from symq.arithmetic.expressions import check_ascii
+        check_ascii(text, f"--{name}")
         try:
             return int(text)
         except ValueError:
@@ -150,6 +152,8 @@ def parse_state(text: str) -> tuple[int, int]:
 
     Running time: O(length of the text).
     """
+    from symq.arithmetic.expressions import check_ascii
+    check_ascii(text, "--state")
     parts = text.split(",")
     try:
         state = tuple(int(p) for p in parts)

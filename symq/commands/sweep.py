@@ -37,6 +37,11 @@ __all__ = ["register", "run"]
 
 
 def _positive(text: str) -> int:
+    from symq.arithmetic.expressions import check_ascii
+    try:
+        check_ascii(text, "the number")
+    except ModelError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
     try:
         value = int(text)
     except ValueError:

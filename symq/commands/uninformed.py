@@ -26,6 +26,11 @@ MAX_SERVERS = 7
 
 
 def _servers(text: str) -> int:
+    from symq.arithmetic.expressions import check_ascii
+    try:
+        check_ascii(text, "--servers")
+    except ModelError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
     try:
         value = int(text)
     except ValueError:

@@ -17,13 +17,15 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import os
 import stat
 import sys
 import tomllib
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from symq.errors import ModelError, UnknownModelError
+from symq.arithmetic.expressions import check_ascii
+from symq.errors import ArgumentTypeError, ModelError, UnknownModelError
 from symq.models.model import Model
 from symq.models.rates import positive_symbol
 
@@ -55,6 +57,7 @@ def _nested() -> Model:
 
 
 def _int_argument(text: str, what: str, name: str, low: int, high: int) -> int:
+    check_ascii(text, f"model {name!r}: {what}")
     try:
         value = int(text)
     except ValueError:
@@ -364,6 +367,12 @@ def load(path: str | Path) -> Model:
 
     Running time: O(size of the file).
     """
+    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
+        raise ArgumentTypeError(f"symq.load(path): path must be a str or a pathlib.Path naming a "
+                                f".toml file, not {type(path).__name__}")
+    if isinstance(path, str) and ("\0" in path or not path.strip()):
+        raise ModelError(f"model file {path!r}: not a file name (empty or holding a NUL "
+                         "character)")
     path = Path(path)
     try:
         info = path.stat()
@@ -435,6 +444,13 @@ def loads(text: str, default_name: str = "", source: str = "model") -> Model:
 
     Running time: O(size of the text).
     """
+    if not isinstance(text, str):
+        raise ArgumentTypeError(f"symq.loads(text): text must be a str holding a TOML document, "
+                                f"not {type(text).__name__}"
+                                + (" (decode the bytes first: data.decode('utf-8'))"
+                                   if isinstance(text, (bytes, bytearray)) else ""))
+    if text.startswith("\ufeff"):  # a UTF-8 byte-order mark, as Windows editors save
+        text = text[1:]
     if len(text) > MAX_MODEL_BYTES:
         raise ModelError(f"{source}: {len(text):,} characters, more than the {MAX_MODEL_BYTES:,} "
                          "a model may have (a model is kilobytes)")
@@ -444,6 +460,9 @@ def loads(text: str, default_name: str = "", source: str = "model") -> Model:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ModelError(f"{source}: malformed TOML: {error}") from None
+    except RecursionError:
+        raise ModelError(f"{source}: the TOML is nested too deep (arrays or tables inside one "
+                         "another, hundreds of levels); a model file nests three levels") from None
     finally:
         sys.set_int_max_str_digits(limit)
     unknown = set(data) - {"name", "classes", "servers"}

@@ -288,7 +288,7 @@ def compatibility_graphs(max_classes: int, max_servers: int, filters: Iterable[s
     return result
 
 
-_KEY = re.compile(r"\{(\d+(?:,\d+)*)\}")
+_KEY = re.compile(r"\{([0-9]+(?:,[0-9]+)*)\}", re.ASCII)
 
 
 def graph_from_key(key: str) -> CompatibilityGraph:

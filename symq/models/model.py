@@ -21,7 +21,7 @@ from symq._lazy import lazy_module
 nx = lazy_module("networkx")  # imported on first use (start-up time)
 import sympy
 
-from symq.errors import ModelError
+from symq.errors import ArgumentTypeError, ModelError
 from symq.models.rates import check_names, check_rate, parse_rate, value_names
 
 __all__ = ["Model", "DISCIPLINES"]
@@ -36,7 +36,8 @@ def _names(names: Iterable[Any], kind: str) -> tuple[str, ...]:
     seen: set[str] = set()  # a set: thousands of classes are checked in linear time
     for name in names:
         if not isinstance(name, (str, int)) or isinstance(name, bool):
-            raise ModelError(f"{kind} name {name!r} must be a string")
+            raise ArgumentTypeError(f"{kind} name {name!r} must be a string (or an int), not "
+                                    f"{type(name).__name__}")
         name = str(name)
         if not name.strip():
             raise ModelError(f"a {kind} has an empty name; give every {kind} a non-empty name")
@@ -92,6 +93,17 @@ class Model:
     name: str = ""
 
     def __post_init__(self) -> None:
+        for field_name in ("compatibility", "arrival_rates", "service_rates",
+                           "abandonment_rates"):
+            given = getattr(self, field_name)
+            if not isinstance(given, Mapping):
+                raise ArgumentTypeError(
+                    f"Model({field_name}=...): {field_name} must be a mapping (a dict "
+                    + ("of class name to its servers" if field_name == "compatibility" else
+                       "of name to rate") + f"), not {type(given).__name__}")
+        if not isinstance(self.name, str) and self.name is not None:
+            raise ArgumentTypeError(f"Model(name=...): name must be a str, not "
+                                    f"{type(self.name).__name__}")
         if not dict(self.compatibility):
             raise ModelError("a model needs at least one class: give compatibility (class -> its "
                              "servers), arrival_rates and service_rates, e.g. Model(compatibility="
@@ -108,6 +120,9 @@ class Model:
             wanted = raw_compat[key]
             if isinstance(wanted, (str, int)):
                 wanted = [wanted]
+            if not isinstance(wanted, (list, tuple, set, frozenset)):
+                raise ArgumentTypeError(f"compatibility of class {i!r}: give a list of server "
+                                        f"names, not {type(wanted).__name__}")
             wanted = _names(wanted, f"server of class {i!r}")
             if not wanted:
                 raise ModelError(f"class {i!r} has no compatible server; give it at least one")
@@ -280,8 +295,8 @@ class Model:
         if self.is_empty:
             return self
         known = {s.name: s for s in self.symbols}
-        mapping = {known[name]: parse_rate(value, f"value of {name}")
-                   for name, value in values.items()}
+        mapping = _resolve({known[name]: parse_rate(value, f"value of {name}")
+                            for name, value in values.items()})
 
         def sub(rates: Mapping[str, sympy.Expr], what: str) -> dict[str, sympy.Expr]:
             return {k: check_rate(sympy.simplify(r.xreplace(mapping)) if r.free_symbols else r,
@@ -326,9 +341,18 @@ class Model:
         r"""The model as a TOML file that :func:`symq.load` reads back; names of any characters
         are written as TOML basic strings (``"``, ``\`` and control characters escaped).
 
+        Rates are written by :func:`symq.arithmetic.expressions.rate_text`, in the rate grammar
+        (``2**(1/4)`` as ``sqrt(sqrt(2))``), each checked to read back equal.
+
         Returns
         -------
         str
+
+        Raises
+        ------
+        ModelError
+            A rate the grammar cannot write (a cube root, ``exp``: possible only for rates
+            given as sympy expressions in Python).
 
         Examples
         --------
@@ -340,16 +364,40 @@ class Model:
 
         Running time: O(J M).
         """
+        from symq.arithmetic.expressions import rate_text
         q = _toml_string
+
+        def rate(value: sympy.Expr, what: str) -> str:
+            return q(rate_text(value, what))
         lines = [f"name = {q(self.name)}"] if self.name else []
         for i in self.classes:
-            lines += ["", f"[classes.{q(i)}]", f"arrival_rate = {q(self.arrival_rates[i])}",
+            lines += ["", f"[classes.{q(i)}]",
+                      f"arrival_rate = {rate(self.arrival_rates[i], f'arrival rate of class {i!r}')}",
                       "servers = [" + ", ".join(q(j) for j in self.compatibility[i]) + "]"]
             if i in self.abandonment_rates:
-                lines.append(f"abandonment_rate = {q(self.abandonment_rates[i])}")
+                lines.append("abandonment_rate = " + rate(self.abandonment_rates[i],
+                                                          f"abandonment rate of class {i!r}"))
         for j in self.servers:
-            lines += ["", f"[servers.{q(j)}]", f"service_rate = {q(self.service_rates[j])}"]
+            lines += ["", f"[servers.{q(j)}]",
+                      f"service_rate = {rate(self.service_rates[j], f'service rate of server {j!r}')}"]
         return "\n".join(lines) + "\n"
+
+
+def _resolve(mapping: dict[sympy.Symbol, sympy.Expr]) -> dict[sympy.Symbol, sympy.Expr]:
+    """Values that name other symbols given values (``mu_1 = 4*lambda_1`` with ``lambda_1 =
+    1/2``) with those put in, so that one substitution leaves none of the given symbols; a cycle
+    (``a = 2*b``, ``b = a``) is refused. Running time: O(number of values) rounds of ``xreplace``."""
+    for _ in range(len(mapping)):
+        pending = [s for s, v in mapping.items() if v.free_symbols & mapping.keys()]
+        if not pending:
+            return mapping
+        mapping = {s: v.xreplace(mapping) if v.free_symbols & mapping.keys() else v
+                   for s, v in mapping.items()}
+    pending = sorted(s.name for s, v in mapping.items() if v.free_symbols & mapping.keys())
+    if not pending:
+        return mapping
+    raise ModelError(f"the values of {', '.join(pending)} refer to each other in a cycle; give "
+                     "each one a number or a symbol that has no value")
 
 
 def _toml_string(value: object) -> str:

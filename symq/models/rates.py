@@ -20,17 +20,23 @@ lambda/2
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
 import sympy
 
-from symq.errors import ModelError
+from symq.errors import ArgumentTypeError, ModelError
+
+try:  # numpy's bool is no bool subclass
+    from numpy import bool_ as numbers_bool
+except ImportError:  # pragma: no cover - numpy is a dependency
+    numbers_bool = bool
 from symq.arithmetic.expressions import parse_expression, positive_symbol
 
 __all__ = ["parse_rate", "parse_value", "positive_symbol", "check_rate", "value_names",
-           "check_names", "INTERNAL_NAMES", "check_rate_name"]
+           "check_names", "INTERNAL_NAMES", "check_rate_name", "RateText"]
 
 _NOT_NUMBERS = {"nan", "inf", "infinity", "oo", "zoo"}
 
@@ -82,6 +88,39 @@ def check_rate_name(name: str, what: str) -> None:
                          f"the rate with single underscores, e.g. {fixed}")
 
 
+class RateText(str):
+    r"""A value read once: the ``str`` is the exact value as symq prints it (``"1/4"`` for the
+    ``0.25`` the user wrote, what JSON output shows), ``expr`` the parsed expression and
+    ``written`` the text as the user wrote it. :func:`parse_value` takes ``expr`` as it is
+    instead of reading the printed form again: a 29-character value whose number has thousands
+    of digits would otherwise be refused for a length the user never wrote.
+
+    Examples
+    --------
+    >>> value = RateText.read("0.25", "value of mu_1")
+    >>> value, value.written, value.expr
+    ('1/4', '0.25', 1/4)
+    >>> parse_value(value, "value of mu_1") is value.expr
+    True
+
+    Running time: that of :func:`parse_rate` on the text.
+    """
+
+    expr: sympy.Expr
+    written: str
+
+    @classmethod
+    def read(cls, text: str, what: str) -> "RateText":
+        """Parse ``text`` (a positive rate, :func:`parse_rate`) once and keep both forms."""
+        expr = parse_rate(text, what)
+        from symq.arithmetic.numeric import full_int_strings
+        with full_int_strings():  # a value of up to MAX_DIGITS digits prints in full
+            shown = str(expr)
+        value = cls(shown)
+        value.expr, value.written = expr, text
+        return value
+
+
 def _parse_text(text: str, what: str) -> sympy.Expr:
     """A rate string through :func:`symq.arithmetic.expressions.parse_expression`: no code is ever run."""
     stripped = text.strip()
@@ -126,9 +165,10 @@ def parse_value(value: Any, what: str) -> sympy.Expr:
     Raises
     ------
     ModelError
-        A float, a bool, a malformed string.
-    TypeError
-        Input of another type.
+        A float (Python's or numpy's), a bool, a malformed string, a number past the digit
+        limit.
+    ArgumentTypeError
+        Input of another type (also a ``TypeError``).
 
     Examples
     --------
@@ -137,29 +177,51 @@ def parse_value(value: Any, what: str) -> sympy.Expr:
 
     Running time: O(length of the text) for a string; O(size of the expression) otherwise.
     """
-    if isinstance(value, bool):
+    if isinstance(value, (bool, numbers_bool)):
         raise ModelError(f"{what} is the boolean {value}; give a positive number or a symbol name")
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            raise ModelError(f"{what} is {value}; give a finite positive number")
-        exact = Fraction(repr(value))
-        raise ModelError(f"{what} is the float {value!r}; pass \"{exact}\" (a string) or a symbol "
-                         "so results stay exact")
-    if isinstance(value, int):
-        return sympy.Integer(value)
+    if isinstance(value, numbers.Integral) and not isinstance(value, sympy.Basic):
+        return _checked_number(sympy.Integer(int(value)), what)  # int, numpy integers
     if isinstance(value, Fraction):
-        return sympy.Rational(value.numerator, value.denominator)
+        return _checked_number(sympy.Rational(value.numerator, value.denominator), what)
+    if isinstance(value, numbers.Real) and not isinstance(value, sympy.Basic):
+        # float, numpy floating (np.float64 is a float, np.float32 is not), decimal.Decimal
+        try:
+            number = float(value)
+        except (TypeError, ValueError, OverflowError):
+            number = math.nan
+        if math.isnan(number) or math.isinf(number):
+            raise ModelError(f"{what} is {value}; give a finite positive number")
+        kind = "float" if type(value) is float else type(value).__name__
+        exact = Fraction(str(value)) if kind == "Decimal" else Fraction(repr(number))
+        raise ModelError(f"{what} is the {kind} {number!r}; pass \"{exact}\" (a string) or a "
+                         "symbol so results stay exact")
+    if isinstance(value, RateText):
+        return value.expr
     if isinstance(value, str):
         return _parse_text(value, what)
     if isinstance(value, sympy.Basic):
         expr = sympy.sympify(value)
         if expr.has(sympy.Float):
             raise ModelError(f"{what} contains the float {expr}; use sympy.Rational so results stay exact")
+        for number in ([expr] if expr.is_Rational else expr.atoms(sympy.Rational)):
+            _checked_number(number, what)
         _check_symbols(expr, what)
         # every rate symbol is positive: rebuild symbols given without that assumption
         return expr.xreplace({s: positive_symbol(s.name) for s in expr.free_symbols})
-    raise TypeError(f"{what} must be a sympy expression, an int, a Fraction or a string, "
-                    f"not {type(value).__name__}")
+    raise ArgumentTypeError(f"{what} must be a sympy expression, an int, a Fraction or a "
+                            f"string, not {type(value).__name__}")
+
+
+def _checked_number(number: sympy.Rational, what: str) -> sympy.Rational:
+    """Refuse an exact number given in Python past the digit limit of the rate grammar
+    (:data:`symq.arithmetic.expressions.MAX_DIGITS`), as a string of it would be refused:
+    its digits are counted from the bit length, never by building the text."""
+    from symq.arithmetic.expressions import MAX_DIGITS
+    bits = max(int(number.p).bit_length(), int(number.q).bit_length())
+    if bits * 0.30103 > MAX_DIGITS + 1:
+        raise ModelError(f"{what} is a number of about {int(bits * 0.30103):,} digits; rates "
+                         f"take at most {MAX_DIGITS:,} digits")
+    return number
 
 
 def check_rate(expr: sympy.Expr, what: str) -> sympy.Expr:
