@@ -20,15 +20,13 @@ True
 
 import importlib as _importlib
 
-# Light modules load at once (``symq.model`` must be imported here so that the name ``model``
-# stays the catalog function, not the submodule). Everything else loads on first use through
-# __getattr__ below (PEP 562), so that ``import symq`` and a short command do not pay for
+# Only the exceptions load at once. Everything else, the models and the catalog included, loads on
+# first use through __getattr__ below (PEP 562), so that ``import symq`` and a short command
+# (``symq --version``, ``--help``, ``list``, ``routes``) pay for none of sympy, python-flint,
 # networkx, numpy, scipy, matplotlib, dask or the compensation/supermarket/sweep packages.
+# (``symq.model`` is the catalog function: there is no submodule of that name to shadow it.)
 from symq.errors import (ModelError, SymqError, UnknownModelError, UnstableModelError,
                      UnsupportedError, VerificationError)
-from symq.models.model import Model
-from symq.models.catalog import builtin_names, example_model, load, loads, model
-from symq.models.catalog import takes_model as _takes_model
 
 # public name -> (module, attribute in it, wrapper): "model" means that the function also takes
 # a built-in name or a TOML path (catalog.takes_model); "quantity" also remembers the model of a
@@ -36,6 +34,8 @@ from symq.models.catalog import takes_model as _takes_model
 # (quantities.quantity_function).
 # One row a module: (module, wrapper, its public names); "compensation_solve" is compensation.solve.
 _ROWS = (
+    ("symq.models.model", None, "Model"),
+    ("symq.models.catalog", None, "builtin_names example_model load loads model"),
     ("symq.engines.balance", None, "BalanceReport"), ("symq.engines.balance", "model", "verify"),
     ("symq.studies.compensation", None, "CompensationResult asymmetric_jsq sed symmetric_jsq solve"),
     ("symq.engines.nested", "model", "is_nested nesting_tree"),
@@ -61,7 +61,8 @@ def __getattr__(name: str):
         module, attribute, wrapper = _LAZY[name]
         value = getattr(_importlib.import_module(module, __name__), attribute)
         if wrapper == "model":
-            value = _takes_model(value)
+            from symq.models.catalog import takes_model
+            value = takes_model(value)
         elif wrapper == "quantity":
             from symq.queries.quantities import quantity_function
             value = quantity_function(value)

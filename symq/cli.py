@@ -10,22 +10,27 @@ import argparse
 import importlib
 import pkgutil
 import sys
-from typing import Any, Sequence
-
-import sympy
+from typing import TYPE_CHECKING, Any, Sequence
 
 from symq import commands
-from symq.models.catalog import BUILTIN_DESCRIPTIONS
-from symq.commands.common import (CommandParser, add_format_arguments, add_limit_arguments,
-                              add_set_argument, emit_json, model_with_values, parse_settings,
-                              run_handler)
 from symq.errors import ModelError
-from symq.models.model import Model
-from symq.engines.nested import is_nested, nesting_tree
-from symq.queries.quantities import DISCIPLINES, QUANTITIES, Evaluated, flatten_result
-from symq.models.stability import never_stable, stability_conditions, stability_report
 
+if TYPE_CHECKING:
+    from symq.models.model import Model
+
+# Start-up: sympy, python-flint, numpy and networkx are imported by the command that uses them,
+# not here, so that ``symq --version``, ``symq --help``, ``symq list`` and ``symq routes`` start
+# at once (benchmarks/startup_bench.py measures every subcommand; tests/test_startup.py bounds
+# those four).
 __all__ = ["main", "build_parser", "parse_settings", "add_format_arguments", "emit_json"]
+
+
+def __getattr__(name: str):
+    """The argument helpers re-exported from :mod:`symq.commands.common` (loaded on first use)."""
+    if name in ("parse_settings", "add_format_arguments", "emit_json"):
+        from symq.commands import common
+        return getattr(common, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ---------------------------------------------------------------------------- shared helpers
@@ -36,6 +41,8 @@ def _label(args: argparse.Namespace, model: Model) -> str:
 
 # ---------------------------------------------------------------------------- list
 def _run_list(args: argparse.Namespace) -> int:
+    from symq.commands.common import emit_json
+    from symq.models.catalog import BUILTIN_DESCRIPTIONS
     if args.format == "json":
         emit_json([{"name": n, "description": d} for n, d in BUILTIN_DESCRIPTIONS.items()])
         return 0
@@ -51,6 +58,10 @@ def _set_text(items: Sequence[str]) -> str:
 
 
 def _show_data(model: Model, label: str) -> dict[str, Any]:
+    import sympy
+
+    from symq.engines.nested import is_nested, nesting_tree
+    from symq.models.stability import never_stable, stability_conditions, stability_report
     data: dict[str, Any] = {
         "model": label,
         "classes": {i: {"arrival_rate": str(model.arrival_rates[i]),
@@ -91,6 +102,9 @@ def _show_data(model: Model, label: str) -> dict[str, Any]:
 
 
 def _run_show(args: argparse.Namespace) -> int:
+    import sympy
+
+    from symq.commands.common import emit_json, model_with_values
     from symq.display import name_latex, printable, set_display
     _, model, _ = model_with_values(args)
     data = _show_data(model, _label(args, model))
@@ -151,7 +165,7 @@ def _request_text(args: argparse.Namespace) -> str:
 def _evaluated_json(full: bool):
     """The JSON of an :class:`Evaluated`; an exact rational past the digit limit as its digit
     counts ``exact_digits: [numerator, denominator]`` unless ``full`` (``--full-exact``)."""
-    from symq.arithmetic.numeric import EXACT_DIGITS, digit_count, exact_string
+    from symq.arithmetic.numeric import EXACT_DIGITS, Evaluated, digit_count, exact_string
 
     def leaf(value: Evaluated) -> dict[str, Any]:
         data: dict[str, Any] = {"value": value.value} if value.value else {}
@@ -166,6 +180,7 @@ def _evaluated_json(full: bool):
 
 
 def _run_derive(args: argparse.Namespace) -> int:
+    from symq.commands.common import emit_json, model_with_values
     _, model, values = model_with_values(args)
     from symq.arithmetic.numeric import full_int_strings
     from symq.presentation.formula_output import derive_result
@@ -210,6 +225,8 @@ def _run_derive(args: argparse.Namespace) -> int:
 
 
 def _run_evaluate(args: argparse.Namespace) -> int:
+    from symq.commands.common import emit_json, model_with_values
+    from symq.queries.quantities import flatten_result
     _, model, values = model_with_values(args)
     if not model.is_numeric:
         missing = ", ".join(sorted(s.name for s in model.symbols))
@@ -255,6 +272,7 @@ def _run_evaluate(args: argparse.Namespace) -> int:
 
 
 def _run_routes(args: argparse.Namespace) -> int:
+    from symq.commands.common import emit_json
     from symq.queries.routes import table_rows
     rows = table_rows()
     if args.format == "json":
@@ -296,6 +314,12 @@ class _VersionAction(argparse.Action):
 
 
 _CORE_COMMANDS = ("list", "routes", "show", "derive", "evaluate")
+_CORE_HELP = {"list": "built-in models",
+              "routes": "the route table: which engine answers which request",
+              "show": "classes, servers, nesting tree, stability conditions",
+              "derive": "the symbolic formula of a quantity",
+              "evaluate": "exact value and decimal digits"}
+_DESCRIPTION = "Exact, symbolic queueing theory for FCFS models with compatibility graphs."
 
 
 def _command_of(argv: Sequence[str]) -> str | None:
@@ -306,52 +330,79 @@ def _command_of(argv: Sequence[str]) -> str | None:
     return None
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser, with the discovered subcommands of :mod:`symq.commands`.
+def _command_modules() -> list[str]:
+    """The modules of :mod:`symq.commands`, by name (none is imported)."""
+    return sorted(info.name for info in pkgutil.iter_modules(commands.__path__))
 
-    With ``command`` one of the core commands (list, show, derive, evaluate) no module of
-    :mod:`symq.commands` is imported (start-up time); with the name of a module there, only that
-    module; otherwise (``None``, ``--help``, an unknown word) all of them.
 
-    Parameters
-    ----------
-    command : str, optional
-        The first word of the command line.
+_NO_COMMAND = ""  # _literal_help: the module registers no subcommand (a helper module)
 
-    Returns
-    -------
-    argparse.ArgumentParser
 
-    Examples
-    --------
-    >>> "evaluate" in build_parser("evaluate").format_help()
-    True
+def _literal_help(name: str) -> str | None:
+    """The ``help=`` text of ``subparsers.add_parser(name, help=...)`` in the source of
+    ``symq.commands.<name>`` when it is a string literal, read without importing the module (and
+    the sympy, numpy or matplotlib it imports); ``_NO_COMMAND`` for a helper module (no
+    ``register`` function); None when the module computes its help."""
+    import ast
+    import importlib.util
 
-    Running time: the imports of the command modules it loads.
-    """
-    parser = CommandParser(prog="symq", description="Exact, symbolic queueing theory "
-                                     "for FCFS models with compatibility graphs.")
+    spec = importlib.util.find_spec(f"{commands.__name__}.{name}")
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None
+    with open(spec.origin, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    if not any(isinstance(node, ast.FunctionDef) and node.name == "register" for node in tree.body):
+        return _NO_COMMAND
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr == "add_parser" and node.args and \
+                isinstance(node.args[0], ast.Constant) and node.args[0].value == name:
+            for keyword in node.keywords:
+                if keyword.arg == "help" and isinstance(keyword.value, ast.Constant) and \
+                        isinstance(keyword.value.value, str):
+                    return keyword.value.value
+    return None
+
+
+class _TopParser(argparse.ArgumentParser):
+    """The parser of ``symq --help`` and ``symq --version``: usage errors as one line (as
+    :class:`symq.commands.common.CommandParser`, which this module does not import for them)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"symq: error: {message} (see: {self.prog} --help)\n")
+
+
+def _top_parser() -> argparse.ArgumentParser:
+    """The parser for a command line that names no subcommand (``--help``, ``--version``): every
+    subcommand with its one-line help and no arguments. The help of a command module is read from
+    its source (:func:`_literal_help`); a module whose help is computed is imported and registered.
+    Its help text equals that of :func:`build_parser` (tests/test_startup.py)."""
+    parser = _TopParser(prog="symq", description=_DESCRIPTION)
     parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    for name in _CORE_COMMANDS:
+        sub.add_parser(name, help=_CORE_HELP[name])
+    for name in _command_modules():
+        text = _literal_help(name)
+        if text == _NO_COMMAND:
+            continue
+        if text is not None:
+            sub.add_parser(name, help=text)
+            continue
+        module = importlib.import_module(f"{commands.__name__}.{name}")
+        if hasattr(module, "register"):
+            module.register(sub)
+    return parser
 
-    p = sub.add_parser("list", help="built-in models")
-    add_format_arguments(p)
-    p.set_defaults(handler=_run_list)
 
-    p = sub.add_parser("routes", help="the route table: which engine answers which request")
-    add_format_arguments(p)
-    p.set_defaults(handler=_run_routes)
+def _add_quantity_commands(sub) -> None:
+    """The arguments of ``derive`` and ``evaluate``."""
+    from symq.commands.common import add_format_arguments, add_limit_arguments, add_set_argument
+    from symq.queries.quantities import DISCIPLINES, QUANTITIES
 
-    p = sub.add_parser("show", help="classes, servers, nesting tree, stability conditions")
-    p.add_argument("model", help="built-in name or path to a TOML file")
-    add_set_argument(p)
-    add_format_arguments(p)
-    p.set_defaults(handler=_run_show)
-
-    for name, handler, text in (("derive", _run_derive, "the symbolic formula of a quantity"),
-                                ("evaluate", _run_evaluate, "exact value and decimal digits")):
-        p = sub.add_parser(name, help=text)
+    for name, handler in (("derive", _run_derive), ("evaluate", _run_evaluate)):
+        p = sub.add_parser(name, help=_CORE_HELP[name])
         p.add_argument("model", help="built-in name or path to a TOML file")
         p.add_argument("quantity", choices=list(QUANTITIES), metavar="QUANTITY",
                        help="one of: " + ", ".join(QUANTITIES))
@@ -395,7 +446,59 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         add_format_arguments(p)
         p.set_defaults(handler=handler)
 
-    names = sorted(info.name for info in pkgutil.iter_modules(commands.__path__))
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser, with the discovered subcommands of :mod:`symq.commands`.
+
+    With ``command`` one of the core commands (list, routes, show, derive, evaluate) no module of
+    :mod:`symq.commands` is imported (start-up time), and ``derive``/``evaluate`` get their
+    arguments (and the quantity registry they list) only when named; with the name of a module
+    there, only that module; otherwise (``None``, an unknown word) all of them.
+
+    Parameters
+    ----------
+    command : str, optional
+        The first word of the command line.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+
+    Examples
+    --------
+    >>> "evaluate" in build_parser("evaluate").format_help()
+    True
+
+    Running time: the imports of the command modules it loads.
+    """
+    from symq.commands.common import CommandParser, add_format_arguments, add_set_argument
+
+    parser = CommandParser(prog="symq", description=_DESCRIPTION)
+    parser.add_argument("--version", action=_VersionAction)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("list", help=_CORE_HELP["list"])
+    add_format_arguments(p)
+    p.set_defaults(handler=_run_list)
+
+    p = sub.add_parser("routes", help=_CORE_HELP["routes"])
+    add_format_arguments(p)
+    p.set_defaults(handler=_run_routes)
+
+    p = sub.add_parser("show", help=_CORE_HELP["show"])
+    p.add_argument("model", help="built-in name or path to a TOML file")
+    add_set_argument(p)
+    add_format_arguments(p)
+    p.set_defaults(handler=_run_show)
+
+    if command in ("list", "routes", "show"):  # derive and evaluate are named, not built
+        sub.add_parser("derive", help=_CORE_HELP["derive"])
+        sub.add_parser("evaluate", help=_CORE_HELP["evaluate"])
+    else:
+        _add_quantity_commands(sub)
+
+    names = _command_modules()
     if command in _CORE_COMMANDS:
         names = []
     elif command in names:
@@ -429,11 +532,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Running time: that of the command.
     """
-    parser = build_parser(_command_of(sys.argv[1:] if argv is None else argv))
+    words = list(sys.argv[1:] if argv is None else argv)
+    command = _command_of(words)
+    if command is None and {"-h", "--help", "--version"} & set(words):
+        parser = _top_parser()  # no subcommand: only the names and help lines of all of them
+    else:
+        parser = build_parser(command)
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:
         return int(stop.code or 0)
+    from symq.commands.common import run_handler
     return run_handler(args.handler, args)
 
 
