@@ -1,4 +1,4 @@
-r"""``symq plot MODEL KIND [--set ...] [--output FILE.png|FILE.svg|FILE.pdf ...]``: draw a picture.
+r"""``symq plot MODEL KIND [--set ...] [--output FILE.png|FILE.svg|FILE.pdf ...] [--data FILE.csv]``: draw a picture.
 The kinds of picture come from the registry in :mod:`symq.presentation.pictures` (one module per kind):
 ``graph``, ``load``, ``split``, ``distribution``, ``clusters`` take a model (a built-in name or a TOML file,
 ``--set`` for its symbols); ``heatmap`` and ``levels`` take a two-queue routing policy (``jsq``,
@@ -7,6 +7,9 @@ picture is written as PNG to a file named from the model, the kind and every par
 changes the picture (the ``--set`` values and the kind's options; a short digest of them when
 they would make the name too long), in the current folder (``--dir`` for another); such a file is
 never replaced without ``--force``. ``--output`` (PNG, SVG or PDF) may be given more than once.
+``--data FILE.csv`` writes the points of every curve drawn (:func:`symq.presentation.pictures.
+write_data`): x and y exact where they are exact, with a decimal column and the curve, model,
+quantity and discipline on every row.
 
 Examples
 --------
@@ -79,6 +82,10 @@ def register(subparsers) -> None:
                    help="file to write, ending in .png, .svg or .pdf (repeatable; replaced if it "
                         "exists; default: a PNG named from the model, the kind and the "
                         "parameters, never replaced without --force)")
+    p.add_argument("--data", default=None, metavar="FILE.csv",
+                   help="also write the exact points of every curve drawn to this CSV file "
+                        "(columns model, kind, curve, quantity, discipline, x_name, x, "
+                        "x_decimal, y, y_decimal; x and y exact rationals where exact)")
     p.add_argument("--force", action="store_true",
                    help="replace the file of the default name if it exists")
     p.add_argument("--dir", default=".", help="folder of the default file name (default: here)")
@@ -251,9 +258,15 @@ def run(args: argparse.Namespace) -> int:
     from symq.presentation import pictures
     from symq.progress import callback
     from symq.commands.common import check_output_path, emit_json
+    from symq.display import printable
 
     for path in args.output:  # a pipe, a device, a control character: refused before drawing
         check_output_path(path, create_folder=True)
+    data_path = getattr(args, "data", None)
+    if data_path is not None:
+        if not data_path.lower().endswith(".csv"):
+            raise ModelError(f"--data {data_path!r}: give a file name ending in .csv")
+        check_output_path(data_path, "--data", create_folder=True)
     kind = pictures.get(args.kind)
     subject, parameters = _subject(kind, args)
     if kind.name == "graph":  # matplotlib draws every node and edge: about 4 ms each
@@ -280,13 +293,17 @@ def run(args: argparse.Namespace) -> int:
         written = [pictures.save(picture, path) for path in paths]
     finally:
         pictures.close(picture)
+    name = getattr(subject, "name", "") or str(args.model)
+    if data_path is not None:
+        pictures.write_data(picture, data_path, name, kind.name)
     if args.format == "json":
-        emit_json({"model": getattr(subject, "name", "") or str(args.model), "kind": kind.name,
-                   "parameters": parameters, "files": written, "data": picture.data})
+        extra = {"data_file": data_path} if data_path is not None else {}
+        emit_json({"model": name, "kind": kind.name, "parameters": parameters,
+                   "files": written, **extra, "data": picture.data})
     elif args.format == "latex":
         for path in written:
             print(f"\\includegraphics{{{path}}}")
     else:
-        for path in written:
-            print(f"wrote {path}")
+        for path in written + ([data_path] if data_path is not None else []):
+            print(f"wrote {printable(path)}")
     return 0

@@ -27,20 +27,30 @@ from typing import Any, Callable, Mapping
 from symq.errors import ModelError, UnsupportedError
 from symq.models.model import DISCIPLINES
 
-__all__ = ["Picture", "PictureKind", "register", "kinds", "get", "pyplot", "save", "file_stem",
-           "SUBJECTS", "FORMATS", "QUANTITY_NAMES", "SHARED_OPTIONS", "quantity_name",
-           "rates_title", "scientific"]
+__all__ = ["Picture", "PictureKind", "Curve", "Digits", "register", "kinds", "get", "pyplot",
+           "save", "file_stem", "SUBJECTS", "FORMATS", "QUANTITY_NAMES", "SHARED_OPTIONS",
+           "quantity_name", "rates_title", "scientific", "agreed_digits", "ball_digits",
+           "data_rows", "write_data", "DATA_COLUMNS", "DATA_DIGITS", "STEM_LIMIT", "QUANTITY_OPTION"]
 
 #: the options that several kinds take, defined once (``symq plot`` has one ``--discipline``,
 #: one ``--quantity`` and one ``--points`` for all of them)
 SHARED_OPTIONS: dict[str, dict[str, Any]] = {
     "discipline": dict(default="collaborative", choices=list(DISCIPLINES),
-                       help="load, distribution, split, response-/waiting-time-survival: the "
-                            "service discipline"),
+                       help="load, distribution, split, elasticities, response-time-load, "
+                            "response-/waiting-time-survival: the service discipline"),
     "quantity": dict(default="mean-response-time",
-                     help="load, split: the quantity drawn (default mean-response-time)"),
-    "points": dict(type=int, default=12, help="load, split: number of exact points (default 12)"),
+                     help="load, split, disciplines, elasticities: the quantity drawn (default "
+                          "mean-response-time)"),
+    "points": dict(type=int, default=12, help="load, split, disciplines, response-time-load: "
+                                              "number of exact points (default 12)"),
 }
+
+#: ``--quantity`` as every kind that takes it declares it (argparse keeps the first kind's
+#: declaration of a shared option, so they are all this one; each kind checks its own subset)
+QUANTITY_OPTION: dict[str, Any] = {**SHARED_OPTIONS["quantity"],
+                                   "choices": ["empty-probability", "normalizing-constant",
+                                               "server-idle-probability", "mean-number",
+                                               "mean-response-time"]}
 
 #: what the ``MODEL`` argument of ``symq plot`` names, per kind
 SUBJECTS = {"model": "a built-in model name or a TOML file (with --set for its symbols)",
@@ -50,16 +60,45 @@ SUBJECTS = {"model": "a built-in model name or a TOML file (with --set for its s
 FORMATS = (".png", ".svg", ".pdf")
 
 
+class Digits(str):
+    """A decimal string whose every digit is correct (a certified ball's or an enclosure's
+    digits) where no exact rational exists: written to the ``*_decimal`` column of
+    ``--data`` and never to the exact one."""
+
+    __slots__ = ()
+
+
+@dataclass
+class Curve:
+    r"""One curve (or row of bars) a picture draws, with the points it draws, for ``--data``.
+
+    ``points`` are ``(x, y)`` pairs as drawn: an exact rational (``int``, ``Fraction``,
+    ``sympy.Rational``), an :class:`~symq.arithmetic.numeric.Evaluated` (its exact value when
+    rational, else its correct digits), :class:`Digits` (correct digits, no exact value) or a
+    label (a server's name on a bar chart, a symbolic rate). ``name`` says which curve
+    (``class 1``, ``total``, ``alis``), ``quantity`` what $y$ is and ``x_name`` what $x$ is;
+    ``discipline`` is empty where the picture has none.
+    """
+
+    name: str
+    quantity: str
+    discipline: str = ""
+    x_name: str = "x"
+    points: list = field(default_factory=list)
+
+
 @dataclass
 class Picture:
     """A drawn picture: the matplotlib ``figure`` and the ``stem`` of its default file name.
 
-    ``data`` holds the exact numbers drawn (as strings), for the JSON output.
+    ``data`` holds the exact numbers drawn (as strings), for the JSON output; ``curves`` the
+    points of every curve drawn (:class:`Curve`), for ``symq plot --data FILE.csv``.
     """
 
     figure: Any
     stem: str
     data: dict = field(default_factory=dict)
+    curves: list = field(default_factory=list)
 
     def _repr_png_(self) -> bytes:
         """Jupyter shows the picture itself."""
@@ -219,6 +258,10 @@ def pyplot():
     return plt
 
 
+#: the longest stem :func:`file_stem` returns (file systems allow 255 bytes for a name)
+STEM_LIMIT = 100
+
+
 def file_stem(*parts: Any, **parameters: Any) -> str:
     """A file-name stem from ``parts`` and ``name=value`` parameters, safe on every system.
 
@@ -232,19 +275,30 @@ def file_stem(*parts: Any, **parameters: Any) -> str:
     Returns
     -------
     str
-        Joined by ``-``; ``/`` and other unsafe characters become ``_``.
+        Joined by ``-``; ``/`` and other unsafe characters become ``_``. A stem longer than
+        :data:`STEM_LIMIT` characters (a weight of 4,000 digits) keeps its first characters
+        and ends in ``-`` and the first 10 hex digits of the SHA-256 of the whole text, so it
+        fits every file system and different parameters still give different names.
 
     Examples
     --------
     >>> file_stem("sed", "heatmap", s=3, q="2/5", rho="9/10")
     'sed-heatmap-s=3-q=2_5-rho=9_10'
+    >>> stem = file_stem("w", "clusters", w1=10**3999)
+    >>> len(stem), stem[:15], stem[-11:]
+    (100, 'w-clusters-w1=1', '-6439b60b7c')
 
     Running time: O(total length).
     """
+    import hashlib
     words = [str(p) for p in parts if p not in (None, "")]
     words += [f"{k}={v}" for k, v in parameters.items() if v not in (None, "")]
     text = "-".join(words).replace("/", "_")
-    return re.sub(r"[^A-Za-z0-9_.+=-]+", "_", text).strip("_") or "picture"
+    stem = re.sub(r"[^A-Za-z0-9_.+=-]+", "_", text).strip("_") or "picture"
+    if len(stem) <= STEM_LIMIT:
+        return stem
+    digest = hashlib.sha256("-".join(words).encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return f"{stem[:STEM_LIMIT - 11]}-{digest}"
 
 
 #: axis and title words for the CLI's quantity names
@@ -381,6 +435,198 @@ def save(picture: Picture, path: str) -> str:
     metadata = {".svg": {"Date": None}, ".pdf": {"CreationDate": None}}.get(suffix, {})
     picture.figure.savefig(path, format=suffix[1:], dpi=120, metadata=metadata,
                            bbox_inches="tight")
+    return path
+
+
+#: significant digits of the ``*_decimal`` columns of ``--data`` (exactly rounded from the
+#: exact value; fewer where only that many are known to be correct)
+DATA_DIGITS = 20
+
+#: the columns of ``symq plot --data FILE.csv``, in order
+DATA_COLUMNS = ("model", "kind", "curve", "quantity", "discipline", "x_name", "x", "x_decimal",
+                "y", "y_decimal")
+
+
+def agreed_digits(low: Any, high: Any, digits: int) -> str:
+    """The decimal digits (at most ``digits`` significant) on which both ends of an exact
+    enclosure ``[low, high]`` round alike: every digit shown is correct.
+
+    Parameters
+    ----------
+    low, high : Fraction
+        The ends, ``low <= high``.
+    digits : int
+        The most significant digits.
+
+    Returns
+    -------
+    str
+        The digits, or ``[low, high]`` to 3 digits each when not even one digit agrees.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> agreed_digits(Fraction(1414, 1000), Fraction(1415, 1000), 10)   # 1.41 and 1.42 differ
+    '1.4'
+    >>> agreed_digits(Fraction(1, 3), Fraction(1, 3), 5)
+    '0.33333'
+
+    Running time: O(digits) roundings.
+    """
+    import sympy
+
+    from symq.arithmetic.numeric import decimal_string
+    a, b = (sympy.Rational(v.numerator, v.denominator) for v in (low, high))
+    for d in range(digits, 0, -1):
+        text = decimal_string(a, d)
+        if text == decimal_string(b, d):
+            return text
+    return f"[{decimal_string(a, 3)}, {decimal_string(b, 3)}]"
+
+
+def ball_digits(ball: Any, digits: int = DATA_DIGITS) -> Digits:
+    """The correct digits of an ``arb`` ball (those both ends of the ball agree on).
+
+    Parameters
+    ----------
+    ball : flint.arb
+        A finite ball.
+    digits : int
+        The most significant digits.
+
+    Returns
+    -------
+    Digits
+
+    Examples
+    --------
+    >>> import flint
+    >>> print(ball_digits(flint.arb(1) / 3, 10))
+    0.3333333333
+
+    Running time: O(digits) roundings of the two ends.
+    """
+    from symq.engines.normalization.certified import ball_endpoints
+    return Digits(agreed_digits(*ball_endpoints(ball), digits))
+
+
+def _cells(value: Any) -> tuple[str, str]:
+    """The exact and the decimal column of one coordinate (see :class:`Curve`)."""
+    from fractions import Fraction
+
+    import sympy
+
+    from symq.arithmetic.numeric import Evaluated, decimal_string
+    if isinstance(value, Evaluated):
+        exact = value.exact
+        if exact is not None and getattr(sympy.sympify(exact), "is_Rational", False):
+            value = exact
+        else:
+            return "", value.value
+    if isinstance(value, Digits):
+        return "", str(value)
+    if isinstance(value, bool):
+        return str(value).lower(), ""
+    if isinstance(value, (int, Fraction)):
+        value = sympy.Rational(value.numerator, value.denominator)
+    if isinstance(value, sympy.Basic) and value.is_Rational:
+        return str(value), decimal_string(value, DATA_DIGITS)
+    return _text_cell(value), ""
+
+
+def _text_cell(value: Any) -> str:
+    """A name as a CSV cell: printable (:func:`symq.display.printable`), and one that a
+    spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@`` first) prefixed with ``'``."""
+    from symq.display import printable
+    text = printable(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def data_rows(picture: Picture, model: str, kind: str) -> list[tuple[str, ...]]:
+    """The rows of ``--data`` (after the header :data:`DATA_COLUMNS`): one per point drawn.
+
+    Parameters
+    ----------
+    picture : Picture
+        With its :attr:`Picture.curves`.
+    model : str
+        The model's name (or the routing policy).
+    kind : str
+        The picture's kind.
+
+    Returns
+    -------
+    list of tuple
+        ``(model, kind, curve, quantity, discipline, x_name, x, x_decimal, y, y_decimal)``;
+        ``x`` and ``y`` exact rationals where they are exact (else empty, or a label such as a
+        server's name), the decimal columns exactly rounded to :data:`DATA_DIGITS` significant
+        digits (only correct digits where no exact value exists). Names are printable, and a
+        name a spreadsheet would run as a formula starts with ``'``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> p = Picture(None, "s", curves=[Curve("total", "mean-number", "alis", "load",
+    ...                                      [(Fraction(1, 2), Fraction(2, 3))])])
+    >>> data_rows(p, "w", "load")[0][6:]
+    ('1/2', '0.50000000000000000000', '2/3', '0.66666666666666666667')
+
+    Running time: O(points) roundings.
+    """
+    rows = []
+    for curve in picture.curves:
+        head = tuple(_text_cell(v) for v in (model, kind, curve.name, curve.quantity,
+                                             curve.discipline, curve.x_name))
+        for x, y in curve.points:
+            rows.append(head + _cells(x) + _cells(y))
+    return rows
+
+
+def write_data(picture: Picture, path: str, model: str, kind: str) -> str:
+    """Write ``--data FILE.csv``: the header :data:`DATA_COLUMNS` and :func:`data_rows`.
+
+    Parameters
+    ----------
+    picture : Picture
+        A drawn picture.
+    path : str
+        Ends in ``.csv``.
+    model, kind : str
+        As :func:`data_rows`.
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ModelError
+        A name not ending in ``.csv``, or a picture that records no curve.
+
+    Examples
+    --------
+    >>> import csv, os, tempfile
+    >>> from fractions import Fraction
+    >>> p = Picture(None, "s", curves=[Curve("P(N=n)", "law", "", "n", [(0, Fraction(1, 4))])])
+    >>> path = write_data(p, os.path.join(tempfile.mkdtemp(), "law.csv"), "n", "distribution")
+    >>> next(csv.DictReader(open(path)))["y"]
+    '1/4'
+
+    Running time: O(points).
+    """
+    import csv
+    if not path.lower().endswith(".csv"):
+        raise ModelError(f"--data {path!r}: give a file name ending in .csv")
+    if not picture.curves:  # pragma: no cover - every kind records its curves
+        raise ModelError(f"the {kind} picture records no curve to write with --data")
+    directory = os.path.dirname(path)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(DATA_COLUMNS)
+        writer.writerows(data_rows(picture, model, kind))
     return path
 
 

@@ -53,6 +53,58 @@ def plain(text: Any, limit: int = NAME_LIMIT) -> str:
     return text.replace("$", r"\$")
 
 
+def distinct(names: Sequence[Any], prefix: str = "", limit: int = NAME_LIMIT) -> dict[Any, str]:
+    r"""Legend rows for ``names`` as :func:`plain` text, one row per name and no two alike.
+
+    :func:`plain` alone can show two names the same way: a name holding the character ESC and
+    one holding the four characters ````, or two long names cut to the same first
+    ``limit`` characters. Those rows are shown with Python's escapes (``\x1b`` for the
+    backslash) and the name's end (``AAA…A1``); any still alike get their position ``[k]``.
+
+    Parameters
+    ----------
+    names : sequence
+        The names, in the order drawn (their ``str``; distinct).
+    prefix : str
+        Put before each (``"class "``).
+    limit : int
+        The most characters of a name shown.
+
+    Returns
+    -------
+    dict
+        ``{name: row}``; the rows are pairwise different.
+
+    Examples
+    --------
+    >>> rows = distinct(["\x1b", "\\x1b", "ok"], "class ")
+    >>> print(rows["\x1b"], rows["\\x1b"], rows["ok"], sep=" | ")
+    class \x1b | class \\x1b | class ok
+    >>> sorted(distinct(["A" * 50 + "1", "A" * 50 + "2"], limit=10).values())
+    ['AAAA…AAAA1', 'AAAA…AAAA2']
+
+    Running time: O(total length of the names).
+    """
+    from collections import Counter
+
+    def middle(text: str) -> str:
+        if len(text) <= limit:
+            return text
+        head = (limit - 1) // 2
+        return text[:head] + "…" + text[len(text) - (limit - 1 - head):]
+
+    shown = {n: plain(n, limit) for n in names}
+    counts = Counter(shown.values())
+    for n in names:
+        if counts[shown[n]] > 1:
+            shown[n] = middle(ascii(str(n))[1:-1].replace("\\u2026", "…")).replace("$", r"\$")
+    counts = Counter(shown.values())
+    for k, n in enumerate(names, 1):
+        if counts[shown[n]] > 1:
+            shown[n] = f"{shown[n]} [{k}]"
+    return {n: prefix + shown[n] for n in names}
+
+
 def label(model: Model, fallback: str = "model") -> str:
     """The model's name for titles and file names, as :func:`plain` text."""
     return plain(model.name or fallback)

@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from symq.models.model import Model
-from symq.presentation.pictures import (Picture, PictureKind, file_stem, pyplot, rates_title,
-                                        register)
+from symq.presentation.pictures import (Curve, Picture, PictureKind, file_stem, pyplot,
+                                        rates_title, register)
 from symq.presentation.pictures._drawing import bipartite, label, plain
 
 __all__ = ["draw"]
@@ -95,7 +95,13 @@ def draw(model: Model, weights: Sequence[str] = ()) -> Picture:
     tag = {f"w{j}": str(w) for j, w in d.weights.items() if w != 1}
     data = {"clusters": [{"stations": list(c.stations), "drift": str(c.drift)} for c in d.clusters],
             "stable": d.stable}
-    return Picture(fig, file_stem(label(model), "clusters", **tag), data)
+    def exact(value):
+        return value if value.is_Rational else str(value)
+    curves = [Curve("drift V_k", "weighted drift", "jlw", "cluster k",
+                    [(k, exact(sympy.sympify(c.drift))) for k, c in enumerate(d.clusters, 1)]),
+              Curve("cluster of station", "cluster k", "jlw", "station",
+                    [(j, k) for k, c in enumerate(d.clusters, 1) for j in c.stations])]
+    return Picture(fig, file_stem(label(model), "clusters", **tag), data, curves)
 
 
 register(PictureKind(

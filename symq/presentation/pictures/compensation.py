@@ -22,7 +22,8 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from symq.studies.compensation.models import RoutingModel
-from symq.presentation.pictures import Picture, PictureKind, file_stem, pyplot, register
+from symq.presentation.pictures import (Curve, Digits, Picture, PictureKind, agreed_digits,
+                                        file_stem, pyplot, register)
 from symq.presentation.pictures._drawing import integer_axis
 
 __all__ = ["parameter_tag", "parameter_title", "draw_heatmap", "draw_levels", "with_load",
@@ -161,9 +162,14 @@ def draw_heatmap(model: RoutingModel, rhos: Sequence[Any] = (), size: int = 12) 
     fig, axes = plt.subplots(1, len(loads), figsize=(4.4 * len(loads) + 0.8, 4.6), squeeze=False)
     data = {}
     panels = []
+    curves = []
     for rho in loads:
-        values, _ = heat_values(with_load(model, rho), size)
+        values, result = heat_values(with_load(model, rho), size)
         panels.append(values)
+        for q2 in range(height + 1):
+            curves.append(Curve(f"rho={rho}, q_2={q2}", "P(q_1, q_2)", model.policy, "q_1",
+                                [(q1, _digits(result.probability((q1, q2))))
+                                 for q1 in range(size + 1)]))
     # one colour scale for every panel, so that the panels compare
     top = max(max(values.values()) for values in panels)
     low = max(min(v for values in panels for v in values.values() if v > 0), top * 1e-12)
@@ -192,7 +198,19 @@ def draw_heatmap(model: RoutingModel, rhos: Sequence[Any] = (), size: int = 12) 
     extra = "-".join(str(r).replace("/", "_") for r in loads if r != model.load)
     stem = file_stem(model.policy, "heatmap", **parameter_tag(model),
                      **({"panels": extra} if extra else {}))
-    return Picture(fig, stem, {"size": size, "loads": [str(r) for r in loads], "panels": data})
+    return Picture(fig, stem, {"size": size, "loads": [str(r) for r in loads], "panels": data},
+                   curves)
+
+
+def _digits(value: Any) -> Digits:
+    """The digits of a probability of the hybrid solution (asked for 12 correct digits, see
+    :func:`symq.studies.compensation.grids.heat_values`) that a relative error of
+    $10^{-10}$ leaves the same: 8 or 9 significant digits, only correct ones."""
+    exact = Fraction(str(value)) if value else Fraction(0)
+    if exact == 0:
+        return Digits("0")
+    slack = abs(exact) / 10 ** 10
+    return Digits(agreed_digits(exact - slack, exact + slack, 10))
 
 
 def draw_levels(model: RoutingModel, size: int = 6, max_levels: int = 4) -> Picture:
@@ -245,8 +263,12 @@ def draw_levels(model: RoutingModel, size: int = 6, max_levels: int = 4) -> Pict
     bar.set_label(f"levels needed ({max_levels + 1}: more than {max_levels})")
     fig.tight_layout()
     stem = file_stem(model.policy, "levels", **parameter_tag(model))
+    curves = [Curve(f"q_2={q2}", f"levels needed ({max_levels + 1}: more than {max_levels})",
+                    model.policy, "q_1", [(q1, needed[(q1, q2)]) for q1 in range(size + 1)])
+              for q2 in range(height + 1)]
     return Picture(fig, stem, {"size": size, "max_levels": max_levels,
-                               "levels": {f"{a},{b}": v for (a, b), v in sorted(needed.items())}})
+                               "levels": {f"{a},{b}": v for (a, b), v in sorted(needed.items())}},
+                   curves)
 
 
 def _heatmap(model: RoutingModel, size: int | None = None, rhos: str | None = None) -> Picture:

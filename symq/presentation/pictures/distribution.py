@@ -22,8 +22,8 @@ import sympy
 from symq.errors import ModelError, UnsupportedError
 from symq.models.model import Model
 from symq.queries.quantities import derive
-from symq.presentation.pictures import (SHARED_OPTIONS, Picture, PictureKind, file_stem, pyplot,
-                                        rates_title, register, scientific)
+from symq.presentation.pictures import (SHARED_OPTIONS, Curve, Picture, PictureKind, file_stem,
+                                        pyplot, rates_title, register, scientific)
 from symq.presentation.pictures._drawing import integer_axis, label
 
 __all__ = ["number_law", "draw"]
@@ -137,7 +137,9 @@ def draw(model: Model, max_jobs: int = 20, discipline: str = "collaborative") ->
                  fontsize=10)
     ax.grid(alpha=0.3, axis="y")
     data = {"discipline": discipline, "law": [str(p) for p in law], "tail": str(tail)}
-    return Picture(fig, file_stem(label(model), "distribution", n=max_jobs), data)
+    curves = [Curve("P(N = n)", "number-in-system law", discipline, "number of jobs n",
+                    list(enumerate(law)))]
+    return Picture(fig, file_stem(label(model), "distribution", n=max_jobs), data, curves)
 
 
 register(PictureKind(

@@ -15,7 +15,7 @@ Examples
 from __future__ import annotations
 
 from symq.models.model import Model
-from symq.presentation.pictures import Picture, PictureKind, pyplot, register, file_stem
+from symq.presentation.pictures import Curve, Picture, PictureKind, pyplot, register, file_stem
 from symq.presentation.pictures._drawing import bipartite, label
 
 __all__ = ["draw"]
@@ -49,9 +49,23 @@ def draw(model: Model) -> Picture:
     edges = sum(len(s) for s in model.compatibility.values())
     ax.set_title(f"compatibility graph of {label(model)}: {len(model.classes)} classes, "
                  f"{len(model.servers)} servers, {edges} edges", fontsize=10)
+    # --data: the rates on the nodes (a symbolic rate as its formula) and the edges drawn
+    curves = [Curve("arrival rates", "arrival rate", "", "class",
+                    [(c, _rate(model.arrival_rates[c])) for c in model.classes]),
+              Curve("service rates", "service rate", "", "server",
+                    [(s, _rate(model.service_rates[s])) for s in model.servers]),
+              Curve("edges", "server", "", "class",
+                    [(c, s) for c in model.classes for s in model.compatibility[c]])]
     return Picture(fig, file_stem(label(model), "graph"),
                    {"classes": list(model.classes), "servers": list(model.servers),
-                    "edges": edges})
+                    "edges": edges}, curves)
+
+
+def _rate(value):
+    """A rate for ``--data``: a rational as itself, a formula as its text."""
+    import sympy
+    value = sympy.sympify(value) if not isinstance(value, sympy.Basic) else value
+    return value if value.is_Rational else str(value)
 
 
 register(PictureKind("graph", "the compatibility graph (classes, servers, rates)", draw))

@@ -24,11 +24,12 @@ from symq.errors import ModelError
 from symq.models.model import Model
 from symq.queries.quantities import QUANTITIES, derive, flatten_result
 from symq.models.stability import stability_report
-from symq.presentation.pictures import (SHARED_OPTIONS, Picture, PictureKind, file_stem, pyplot,
-                                        quantity_name, rates_title, register)
-from symq.presentation.pictures._drawing import label, plain
+from symq.presentation.pictures import (QUANTITY_OPTION, SHARED_OPTIONS, Curve, Picture,
+                                        PictureKind, file_stem, pyplot, quantity_name,
+                                        rates_title, register)
+from symq.presentation.pictures._drawing import distinct, label
 
-__all__ = ["stability_limit", "scaled", "curve", "draw"]
+__all__ = ["stability_limit", "scaled", "load_models", "curve", "draw"]
 
 
 def scaled(model: Model, factor: Any) -> Model:
@@ -107,6 +108,43 @@ def stability_limit(model: Model) -> Fraction:
         load = model.arrival_rate(report.classes)  # unscaled lambda(A)
         t = Fraction(str(report.capacity / load))
     raise ModelError("the stability limit was not found; report this model")  # pragma: no cover
+
+
+def load_models(model: Model, points: int) -> tuple[Fraction, list[tuple[Fraction, Model]]]:
+    r"""The stability limit $t^*$ and, at the relative loads $x=k/(\text{points}+1)$,
+    $k=1..\text{points}$, the model with every arrival rate times $x\,t^*$.
+
+    Parameters
+    ----------
+    model : Model
+        Exact numeric rates (the base load $t=1$).
+    points : int
+        From 1 to 200.
+
+    Returns
+    -------
+    tuple
+        ``(t_star, [(x, scaled model)])``.
+
+    Raises
+    ------
+    ModelError
+        A bad number of points, symbolic rates.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> t_star, rows = load_models(example_model("n"), 3)
+    >>> t_star, rows[1][0], rows[1][1].arrival_rates["1"]
+    (Fraction(4, 1), Fraction(1, 2), 1/2)
+
+    Running time: that of :func:`stability_limit`, plus O(points J).
+    """
+    if isinstance(points, bool) or not isinstance(points, int) or not 1 <= points <= 200:
+        raise ModelError(f"--points must be from 1 to 200, not {points}")
+    t_star = stability_limit(model)
+    return t_star, [(Fraction(k, points + 1), scaled(model, _rational(Fraction(k, points + 1) * t_star)))
+                    for k in range(1, points + 1)]
 
 
 def curve(model: Model, quantity: str = "mean-response-time", discipline: str = "collaborative",
@@ -195,10 +233,15 @@ def draw(model: Model, quantity: str = "mean-response-time", discipline: str = "
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     names = list(rows[0][1])
     xs = [float(x) for x, _ in rows]
+    words = {name: _curve_name(name) for name in names}
+    rows_shown = distinct([words[name] for name in names])
+    curves = []
     for name in names:
-        shown = plain(name.replace("per_class ", "class ").replace("per_server ", "server "))
         style = dict(lw=2.2, color="black") if name in ("total", "overall", quantity) else {}
-        ax.plot(xs, [float(v[name]) for _, v in rows], marker="o", ms=4, label=shown, **style)
+        ax.plot(xs, [float(v[name]) for _, v in rows], marker="o", ms=4,
+                label=rows_shown[words[name]], **style)
+        curves.append(Curve(words[name], quantity, discipline, f"relative load t/t* (t* = {t_star})",
+                            [(x, v[name]) for x, v in rows]))
     ax.axvline(1.0, color="0.4", ls="--", lw=1)
     ax.text(1.0, 0.98, " stability limit", transform=ax.get_xaxis_transform(), ha="right",
             va="top", fontsize=8, rotation=90, color="0.3")
@@ -213,12 +256,20 @@ def draw(model: Model, quantity: str = "mean-response-time", discipline: str = "
     data = {"quantity": quantity, "discipline": discipline, "stability_limit": str(t_star),
             "points": [{"relative_load": str(x), "values": {k: str(v) for k, v in vals.items()}}
                        for x, vals in rows]}
-    return Picture(fig, file_stem(label(model), "load", quantity, discipline), data)
+    return Picture(fig, file_stem(label(model), "load", quantity, discipline), data, curves)
+
+
+def _curve_name(name: str) -> str:
+    """``per_class 1`` -> ``class 1``, ``per_server 2`` -> ``server 2`` (names as printed)."""
+    for part, word in (("per_class ", "class "), ("per_server ", "server ")):
+        if name.startswith(part):
+            return word + name[len(part):]
+    return name
 
 
 register(PictureKind(
     "load", "a quantity (default mean-response-time) against a scaling of all arrival rates, "
             "up to the stability limit, exact points", draw,
-    options={"quantity": {**SHARED_OPTIONS["quantity"], "choices": list(QUANTITIES)},
+    options={"quantity": QUANTITY_OPTION,
              "discipline": SHARED_OPTIONS["discipline"], "points": SHARED_OPTIONS["points"]},
     progress=True))

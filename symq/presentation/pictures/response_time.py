@@ -21,16 +21,18 @@ from typing import Any
 
 from symq.errors import ModelError
 from symq.models.model import Model
-from symq.presentation.pictures import (SHARED_OPTIONS, Picture, PictureKind, file_stem, pyplot,
-                                        register)
-from symq.presentation.pictures._drawing import label, plain
+from symq.presentation.pictures import (SHARED_OPTIONS, Curve, Picture, PictureKind, ball_digits,
+                                        file_stem, pyplot, register)
+from symq.presentation.pictures._drawing import distinct, label
 
-__all__ = ["survival_curves", "draw", "draw_waiting"]
+__all__ = ["survival_points", "survival_curves", "draw", "draw_waiting"]
 
 
-def survival_curves(model: Model, discipline: str = "collaborative", kind: str = "response",
-                    max_time: Any = None, points: int = 200) -> tuple[list[float], dict[str, list[float]]]:
-    """``(times, {class: [P(T_c > t) for t in times]})`` from the exact laws.
+def survival_points(model: Model, discipline: str = "collaborative", kind: str = "response",
+                    max_time: Any = None, points: int = 200) -> tuple[list[Fraction], dict]:
+    """``(times, {class: [P(T_c > t) for t in times]})`` from the exact laws: exact times, and
+    at each a ball (``flint.arb`` at 53 bits) holding the survival probability (at $t=0$ the
+    exact $1-P(T_c=0)$).
 
     Parameters
     ----------
@@ -48,7 +50,7 @@ def survival_curves(model: Model, discipline: str = "collaborative", kind: str =
     Returns
     -------
     tuple
-        The times and, per class, the survival probabilities (floats, from exact laws).
+        The exact times (``Fraction``) and, per class, the survival probabilities.
 
     Raises
     ------
@@ -58,9 +60,9 @@ def survival_curves(model: Model, discipline: str = "collaborative", kind: str =
     Examples
     --------
     >>> from symq import example_model
-    >>> times, curves = survival_curves(example_model("n"), points=3)
-    >>> times[0], curves["1"][0]
-    (0.0, 1.0)
+    >>> times, balls = survival_points(example_model("n"), points=3)
+    >>> times[0], balls["1"][0], balls["1"][1].contains(0) is False
+    (Fraction(0, 1), Fraction(1, 1), True)
 
     Running time: one exact law per class, then ``points`` ball evaluations of each.
     """
@@ -86,28 +88,60 @@ def survival_curves(model: Model, discipline: str = "collaborative", kind: str =
         if end <= 0:
             raise ModelError(f"--max-time must be positive, not {max_time}")
     times = [end * k / (points - 1) for k in range(points)]
-    curves = {}
+    exact = {}
     for c, law in laws.items():
-        values = []
-        for t in times:
-            if t == 0:
-                values.append(float(1 - law.atom))
-            else:
-                values.append(float(law.survival_ball(t).mid()))
-        curves[c] = values
+        # P(T > 0) = 1 - P(T = 0), exact; later times a ball at 53 bits
+        exact[c] = [Fraction(1 - law.atom) if t == 0 else law.survival_ball(t) for t in times]
     del flint
-    return [float(t) for t in times], curves
+    return times, exact
+
+
+def survival_curves(model: Model, discipline: str = "collaborative", kind: str = "response",
+                    max_time: Any = None, points: int = 200) -> tuple[list[float], dict[str, list[float]]]:
+    """``(times, {class: [P(T_c > t) for t in times]})`` from the exact laws, as floats.
+
+    Parameters
+    ----------
+    model, discipline, kind, max_time, points
+        As :func:`survival_points`.
+
+    Returns
+    -------
+    tuple
+        The times and, per class, the survival probabilities (the balls' midpoints).
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> times, curves = survival_curves(example_model("n"), points=3)
+    >>> times[0], curves["1"][0]
+    (0.0, 1.0)
+
+    Running time: as :func:`survival_points`.
+    """
+    times, exact = survival_points(model, discipline, kind, max_time, points)
+    return [float(t) for t in times], {
+        c: [float(v) if isinstance(v, Fraction) else float(v.mid()) for v in values]
+        for c, values in exact.items()}
 
 
 def _draw(model: Model, discipline: str, kind: str, max_time: Any, points: int) -> Picture:
     from symq.engines.response_time import response_time_law, waiting_time_law
-    times, curves = survival_curves(model, discipline, kind, max_time, points)
+    times_exact, balls = survival_points(model, discipline, kind, max_time, points)
+    times = [float(t) for t in times_exact]
+    curves = {c: [float(v) if isinstance(v, Fraction) else float(v.mid()) for v in values]
+              for c, values in balls.items()}
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     letter = "T" if kind == "response" else "W"
+    rows = distinct(list(curves), "class ")
+    records = []
     for c, values in curves.items():
         shown = [(t, v) for t, v in zip(times, values) if v > 0]
-        ax.plot([t for t, _ in shown], [v for _, v in shown], lw=1.6, label=f"class {plain(c)}")
+        ax.plot([t for t, _ in shown], [v for _, v in shown], lw=1.6, label=rows[c])
+        records.append(Curve(f"class {c}", f"{kind}-time-survival P({letter}_c > t)", discipline,
+                             "time t", [(t, v if isinstance(v, Fraction) else ball_digits(v, 15))
+                                        for t, v in zip(times_exact, balls[c])]))
     ax.set_yscale("log")
     ax.set_xlabel("time $t$")
     ax.set_ylabel(f"$P({letter}_c > t)$ (log scale)")
@@ -119,7 +153,8 @@ def _draw(model: Model, discipline: str, kind: str, max_time: Any, points: int) 
     laws = {c: function(model, c, discipline) for c in model.classes}
     data = {"discipline": discipline, "mean": {c: str(law.mean()) for c, law in laws.items()},
             "percentile_99": {c: law.percentile(Fraction(99), 6) for c, law in laws.items()}}
-    return Picture(fig, file_stem(label(model), f"{kind}-time-survival", discipline), data)
+    return Picture(fig, file_stem(label(model), f"{kind}-time-survival", discipline), data,
+                   records)
 
 
 def draw(model: Model, discipline: str = "collaborative", max_time: Any = None,

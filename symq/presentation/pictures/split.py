@@ -41,9 +41,10 @@ import sympy
 from symq.arithmetic.exact import to_fraction
 from symq.errors import ModelError, TooLargeError, UnstableModelError
 from symq.models.model import DISCIPLINES, Model
-from symq.presentation.pictures import (SHARED_OPTIONS, Picture, PictureKind, file_stem, pyplot,
-                                        quantity_name, rates_title, register)
-from symq.presentation.pictures._drawing import label
+from symq.presentation.pictures import (QUANTITY_OPTION, SHARED_OPTIONS, Curve, Picture,
+                                        PictureKind, file_stem, pyplot, quantity_name,
+                                        rates_title, register)
+from symq.presentation.pictures._drawing import label, plain
 
 __all__ = ["SPLIT_QUANTITIES", "parse_split_budget", "stable_range", "split_work", "Stationary",
            "SplitCurve", "split_curve", "draw"]
@@ -338,13 +339,8 @@ def _sign(v: Fraction) -> int:
 
 def _agreed_digits(low: Fraction, high: Fraction, digits: int) -> str:
     """The decimal digits (at most ``digits``) that both ends of the bracket round to."""
-    from symq.arithmetic.numeric import decimal_string
-    a, b = (sympy.Rational(v.numerator, v.denominator) for v in (low, high))
-    for d in range(digits, 0, -1):
-        text = decimal_string(a, d)
-        if text == decimal_string(b, d):
-            return text
-    return f"[{decimal_string(a, 3)}, {decimal_string(b, 3)}]"
+    from symq.presentation.pictures import agreed_digits
+    return agreed_digits(low, high, digits)
 
 
 def split_curve(model: Model, budget: str, quantity: str = "mean-response-time",
@@ -510,7 +506,7 @@ def draw(model: Model, budget: str | None = None, quantity: str = "mean-response
     """
     curve = split_curve(model, budget, quantity, discipline, points, 20, limits, progress)
     plt = pyplot()
-    x1, x2 = curve.rates
+    x1, x2 = (plain(x) for x in curve.rates)  # as text, never mathtext
     symbol = "T" if quantity == "mean-response-time" else "Q"
     fig, ax = plt.subplots(figsize=(7.2, 4.4))
     right = ax.twinx()
@@ -540,8 +536,15 @@ def draw(model: Model, budget: str | None = None, quantity: str = "mean-response
     ax.grid(alpha=0.3)
     ax.legend(handles=handles, labels=[h.get_label() for h in handles], fontsize=8,
               loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False)
+    r1, r2 = curve.rates
+    where = f"{r1} ({r2} = {curve.capacity} - {r1})"
+    curves = [Curve(f"{symbol} ({quantity_name(quantity)})", quantity, discipline, where,
+                    list(zip(curve.xs, curve.values))),
+              Curve(f"d{symbol}/d{r1} - d{symbol}/d{r2}", f"directional derivative of {quantity}",
+                    discipline, where, list(zip(curve.xs, curve.derivatives)))]
     # the command line's default file name adds the budget (an option) to the stem
-    return Picture(fig, file_stem(label(model), "split", quantity, discipline), curve.as_json())
+    return Picture(fig, file_stem(label(model), "split", quantity, discipline), curve.as_json(),
+                   curves)
 
 
 register(PictureKind(
@@ -551,6 +554,6 @@ register(PictureKind(
     options={"budget": dict(default=None, metavar="\"X_1 + X_2 = C\"",
                             help="split: the two rates that share the capacity C, e.g. "
                                  "\"mu_1 + mu_2 = 9/5\""),
-             "quantity": SHARED_OPTIONS["quantity"], "discipline": SHARED_OPTIONS["discipline"],
+             "quantity": QUANTITY_OPTION, "discipline": SHARED_OPTIONS["discipline"],
              "points": SHARED_OPTIONS["points"]},
     progress=True))
