@@ -21,15 +21,20 @@ $\begin{array}{ll} \text{total} & \frac{14}{15} \\ \text{class 1} & \frac{11}{30
 from __future__ import annotations
 
 import html
+import re
 from typing import Any, Iterable, Mapping, Sequence
 
 __all__ = ["QuantityResult", "as_result", "Math", "math", "text_latex", "name_latex", "escape",
-           "printable", "set_display", "html_table", "latex_table", "Displayed"]
+           "printable", "markdown_text", "markdown_latex", "set_display", "html_table",
+           "latex_table", "Displayed"]
 
 _LABELS = {"per_class": "class", "per_server": "server"}
 
 
 _SHORT_ESCAPES = {"\t": r"\t", "\n": r"\n", "\r": r"\r"}
+#: a backslash that reads as one of the escapes :func:`printable` writes: text holding one is
+#: escaped too (its backslashes doubled), so that it cannot print like a control character
+_LOOKS_ESCAPED = re.compile(r"\\[xuUtnr\\]")
 
 
 def printable(text: Any) -> str:
@@ -48,26 +53,34 @@ def printable(text: Any) -> str:
     Returns
     -------
     str
-        ``text`` itself when every character is printable (``str.isprintable``); else each other
-        character as ``\t``, ``\n``, ``\r``, ``\xNN``, ``\uNNNN`` or ``\UNNNNNNNN``.
+        ``text`` itself when every character is printable (``str.isprintable``) and no
+        backslash in it starts what would read as an escape (``\x``, ``\u``, ``\U``, ``\t``,
+        ``\n``, ``\r``, ``\\``); else each other character as ``\t``, ``\n``, ``\r``, ``\xNN``,
+        ``\uNNNN`` or ``\UNNNNNNNN``, and each backslash doubled. So distinct texts print
+        distinctly: a name holding ESC prints ``\x1b``, a name holding the four characters
+        ``\x1b`` prints ``\\x1b``.
 
     Examples
     --------
     >>> print(printable("a\x1b]0;owned\x07b"))
     a\x1b]0;owned\x07b
+    >>> print(printable("a\\x1b]0;owned\\x07b"))
+    a\\x1b]0;owned\\x07b
     >>> printable("caf\u00e9 \u03b8")
     'café θ'
-    >>> print(printable("\u202eevil\tname"))
-    \u202eevil\tname
+    >>> print(printable("\u202eevil\tname"), printable("{\\input{x}}"))
+    \u202eevil\tname {\input{x}}
 
     Running time: O(len(text)).
     """
     text = str(text)
-    if text.isprintable():
+    if text.isprintable() and not _LOOKS_ESCAPED.search(text):
         return text
     out = []
     for c in text:
-        if c.isprintable():
+        if c == "\\":
+            out.append("\\\\")
+        elif c.isprintable():
             out.append(c)
         elif c in _SHORT_ESCAPES:
             out.append(_SHORT_ESCAPES[c])
@@ -434,3 +447,81 @@ def escape(text: str) -> str:
     Running time: O(length of the text).
     """
     return "".join(_TEXT_SPECIAL.get(c, c) for c in printable(text))
+
+
+#: ASCII punctuation CommonMark lets a backslash escape: each is written escaped in Markdown
+#: prose, so a name can start no emphasis, link, image, heading, table cell or code span
+_MARKDOWN_PUNCTUATION = frozenset("!#()*[\\]^_`{|}~$")
+_HTML_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+#: characters a name may hold that break Markdown around inline math, and their LaTeX
+_MARKDOWN_MATH = {"<": r"\lt ", ">": r"\gt ", "|": r"\vert ", "&": r"\&"}
+_MATH_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+def markdown_text(text: Any) -> str:
+    r"""Text (a model or class name, a title) as Markdown prose that shows it as it is: the
+    Markdown escaping point of every printer. Non-printable characters are written out first
+    (:func:`printable`), ``<``, ``>`` and ``&`` become HTML entities (so ``<script>`` and
+    ``<img onerror=...>`` are text, never live HTML), and each of ``! # ( ) * [ \ ] ^ _ ` { | }
+    ~ $`` is backslash-escaped (no emphasis, link, image, table cell or math made from a name).
+
+    Parameters
+    ----------
+    text : Any
+        The text (its ``str``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(markdown_text("<img src=x onerror=alert(1)>"))
+    &lt;img src=x onerror=alert\(1\)&gt;
+    >>> print(markdown_text("a_b [link](javascript:x)"))
+    a\_b \[link\]\(javascript:x\)
+
+    Running time: O(len(text)).
+    """
+    out = []
+    for c in printable(text):
+        if c in _HTML_ENTITIES:
+            out.append(_HTML_ENTITIES[c])
+        elif c in _MARKDOWN_PUNCTUATION:
+            out.append("\\" + c)
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def markdown_latex(text: str) -> str:
+    r"""A line of symq's own LaTeX-in-Markdown (words with ``$...$`` math, whose names came
+    through :func:`name_latex`) made safe for Markdown renderers that know no math: inside the
+    math ``<``, ``>``, ``|`` become ``\lt``, ``\gt``, ``\vert`` (the same symbols for MathJax
+    and KaTeX, but no HTML tag nor table cell); outside it ``<``, ``>``, ``&`` become HTML
+    entities and ``|`` is escaped.
+
+    Parameters
+    ----------
+    text : str
+        LaTeX-in-Markdown built by symq (a table cell, a paragraph, a display formula).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(markdown_latex(r"class $\text{a}<\text{script}>$ | x"))
+    class $\text{a}\lt \text{script}\gt $ \| x
+
+    Running time: O(len(text)).
+    """
+    parts = _MATH_DOLLAR.split(text)
+    for index, part in enumerate(parts):
+        if index % 2:  # inside $...$
+            parts[index] = "".join(_MARKDOWN_MATH.get(c, c) for c in part)
+        else:
+            parts[index] = "".join(_HTML_ENTITIES.get(c, "\\|" if c == "|" else c)
+                                   for c in part)
+    return "$".join(parts)

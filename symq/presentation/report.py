@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping
 import sympy
 
 from symq.errors import SymqError
-from symq.display import escape, name_latex, printable
+from symq.display import escape, markdown_latex, markdown_text, name_latex, printable
 from symq.presentation.latex import document, math_block, set_latex, tikz_graph
 from symq.models.model import Model
 from symq.engines.nested import is_nested, nesting_tree
@@ -600,24 +600,26 @@ def render_markdown(sections: list[Section], title: str | None = None) -> str:
 
     Running time: O(size of the sections).
     """
-    lines = [f"# {printable(title or 'symq report')}", ""]
+    # names are data: the title and the graph line through markdown_text, the LaTeX cells and
+    # paragraphs (names from name_latex) through markdown_latex: no live HTML from a name
+    lines = [f"# {markdown_text(title or 'symq report')}", ""]
     for section in sections:
         lines += [f"## {section.title}", ""]
         for block in section.blocks:
             kind = block[0]
             if kind == "text":
-                lines += [block[1], ""]
+                lines += [markdown_latex(block[1]), ""]
             elif kind == "math":
-                lines += ["$$", block[1], "$$", ""]
+                lines += ["$$", markdown_latex(f"${block[1]}$")[1:-1], "$$", ""]
             elif kind == "table":
-                lines.append("| " + " | ".join(block[1]) + " |")
+                lines.append("| " + " | ".join(map(markdown_latex, block[1])) + " |")
                 lines.append("|" + "---|" * len(block[1]))
-                lines += ["| " + " | ".join(row) + " |" for row in block[2]]
+                lines += ["| " + " | ".join(map(markdown_latex, row)) + " |" for row in block[2]]
                 lines.append("")
             elif kind == "graph":
                 m = block[1]
                 lines += ["Compatibility graph (class -- servers): " + "; ".join(
-                    f"{printable(i)} -- {{{', '.join(map(printable, m.compatibility[i]))}}}"
+                    f"{markdown_text(i)} -- {{{', '.join(map(markdown_text, m.compatibility[i]))}}}"
                     for i in m.classes), ""]
     return "\n".join(lines)
 
