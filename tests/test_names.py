@@ -83,9 +83,9 @@ def _commands(tex: str) -> set[str]:
 
 
 def _unprintable(text: str) -> str:
-    """Invert :func:`printable` for a text without backslashes."""
-    return re.sub(r"\\(x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8}|t|n|r)",
-                  lambda m: {"t": "\t", "n": "\n", "r": "\r"}.get(m.group(1))
+    """Invert :func:`printable` where it escaped (a text it left as it is holds no escape)."""
+    return re.sub(r"\\(x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8}|t|n|r|\\)",
+                  lambda m: {"t": "\t", "n": "\n", "r": "\r", "\\": "\\"}.get(m.group(1))
                   or chr(int(m.group(1)[1:], 16)), text)
 
 
@@ -159,10 +159,22 @@ def test_escape_reads_back_to_the_name_and_issues_no_command(name):
 def test_printable_is_printable_and_keeps_what_is(text):
     shown = printable(text)
     assert shown.isprintable()
-    if text.isprintable():
+    if text.isprintable() and not re.search(r"\\[xuUtnr\\]", text):
         assert shown == text
-    if "\\" not in text:
+    else:  # escaped: reads back, so two texts never print alike
         assert _unprintable(shown) == text
+
+
+@given(st.text(alphabet=st.sampled_from(["\x1b", "\\", "x", "1", "b", "\n", "n", "u"]),
+               max_size=6), st.text(alphabet=st.sampled_from(["\x1b", "\\", "x", "1", "b",
+                                                              "\n", "n", "u"]), max_size=6))
+@settings(max_examples=300)
+def test_distinct_names_print_distinctly(a, b):
+    """A name holding ESC and one holding the text backslash-x-1-b printed alike (issue 37)."""
+    if a != b:
+        assert printable(a) != printable(b)
+        assert name_latex(a) != name_latex(b)
+    assert printable("\x1b") != printable("\\x1b")
 
 
 def test_the_checkers_catch_a_raw_name():
