@@ -24,7 +24,7 @@ from symq.engines.balance import verify
 from symq.engines.processes import ClosedTokenNetwork
 
 from _survey_common import frac
-from _verdict import finish
+from _verdict import claim, finish
 
 NETWORKS = {
     "chain": ({"1": ["x"], "2": ["x", "y"], "3": ["y", "z"]}, {"x": ["1"], "y": ["1", "2"],
@@ -58,6 +58,7 @@ def main() -> str:
         same = len(law) == len(numeric.states(3)) and all(law[s] == terms[s] / total for s in law)
         print(f"% {name}: exact law of the whole chain ({len(law)} states) = product form: {same}")
         ok &= same
+    claim("CTN", ok, "G_CT prod 1/mu(b_i) prod 1/lambda(s_i) against balance (symbolic) and the exact law of the whole chain")
     return finish(ok)
 
 

@@ -23,7 +23,7 @@ from symq.engines.nested import nested_queueing_time_given_busy
 
 from _survey_common import (Rates, collaborative_law, inside, interval, lst_value,
                             noncollaborative_tagged, FLEXIBLE_RATES)
-from _verdict import finish
+from _verdict import claim, finish
 
 CAP = {"w": 6, "nested": 5}
 
@@ -60,6 +60,7 @@ def main() -> str:
         print(f"% {name}: {cases} (class, busy set) cases, stated law inside every interval: "
               f"{good}; Thm 4.6's law excluded in the {excluded} cases where it differs")
         ok &= good and excluded > 0
+    claim("Cor4.7", ok, "the stated law inside every tagged-job interval, every class and busy set")
     return finish(ok)
 
 

@@ -33,7 +33,7 @@ from symq.engines.normalization import mean_response_time
 
 from _survey_common import (Rates, collaborative_law, inside, interval, lst_value,
                             noncollaborative_tagged)
-from _verdict import finish
+from _verdict import claim, finish
 
 RATES = {
     "n": {"lambda_1": "1/4", "lambda_2": "1/3", "mu_1": 1, "mu_2": 1},
@@ -87,6 +87,7 @@ def main() -> str:
             ok &= mean_ok and law_ok
     w = symq.model("w").substitute(RATES["w"])
     print(nested_queueing_time_given_busy(w, "1", {"1", "2"}).latex(r"T_{1Q}\mid B=\{1,2\}"))
+    claim("Cor4.8", ok, "conditional laws inside the tagged-job intervals; the mixture = ALIS subset DP")
     return finish(ok)
 
 

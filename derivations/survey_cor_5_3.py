@@ -28,7 +28,7 @@ from symq.engines.normalization import normalizing_constant
 from symq.engines.processes.noncollaborative import canonical_routing, maxflow_routing, uniform_routing
 
 from _survey_common import aggregate, busy_and_queue, noncollaborative_law, routing_function
-from _verdict import finish
+from _verdict import claim, finish
 
 RATES = {
     "w": {"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4", "mu_1": 1, "mu_2": "4/5"},
@@ -70,6 +70,7 @@ def main() -> str:
         print(f"% {name}: sum over idle orders of Thm 5.2 (corrected) = Thm 5.1, symbolically: {good}")
         ok &= good
     print(r"\sum_{\vec s}\pi^{ALIS}{}'(\vec s,\vec b,\vec n)=\pi^{RAIS}{}'(\vec b,\vec n)")
+    claim("Cor5.3", ok, "ALIS summed over idle orders = RAIS on (b, n), exactly and symbolically")
     return finish(ok)
 
 

@@ -20,7 +20,7 @@ import symq
 
 from _collaborative_waiting import RATES, check, printed_law
 from _survey_common import Rates
-from _verdict import finish
+from _verdict import claim, finish
 
 
 def main() -> str:
@@ -29,6 +29,7 @@ def main() -> str:
     rates_w = Rates(w.substitute(RATES["w"]))
     print(r"T_{1Q} \sim \sum_{\vec d} P(\vec d)\, T_{1Q}(\vec d),\quad "
           + printed_law(rates_w, "1", ("3",)).latex(r"T_{1Q}(\vec d=(3))"))
+    claim("Cor5.7", ok, "the P(d)-mixture inside the rigorous intervals of the unconditional waiting time")
     return finish(ok)
 
 

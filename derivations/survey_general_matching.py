@@ -26,7 +26,7 @@ from symq.engines.balance import verify
 from symq.engines.processes import GeneralMatching
 
 from _survey_common import frac
-from _verdict import finish
+from _verdict import claim, finish
 
 DIAMOND = [(0, 1), (0, 2), (1, 2), (1, 3), (2, 3)]
 P = {0: Fraction(20, 62), 1: Fraction(21, 62), 2: Fraction(11, 62), 3: Fraction(10, 62)}
@@ -66,6 +66,7 @@ def main() -> str:
     print(rf"\pi^{{GM}}_{{\rm diamond}}(\emptyset) = {latex(Rational(library.numerator, library.denominator))}"
           f"  % geometric series: {second}")
     ok &= library == second
+    claim("GM", ok, "pi^GM(c_n) = pi^GM(0) prod mu_{c_i}/mu(c_i) against balance and the exact truncated chain")
     return finish(ok)
 
 

@@ -26,7 +26,7 @@ from symq.engines.balance import verify
 from symq.engines.processes import PairedMatching
 
 from _survey_common import frac
-from _verdict import finish
+from _verdict import claim, finish
 
 RATES = {
     "n": {"lambda_1": "1/3", "lambda_2": "2/3", "mu_1": "1/2", "mu_2": "1/2"},
@@ -57,6 +57,7 @@ def main() -> str:
         same = all(law[s] == terms[s] / total for s in law)
         print(f"% {name}: exact truncated chain ({len(law)} states) = restricted product form: {same}")
         ok &= same
+    claim("PBM", ok, "pi^PBM against balance on N, W, ring:3, ring:4 and the exact truncated chains")
     return finish(ok)
 
 

@@ -13,7 +13,9 @@ from sympy import latex
 import symq
 from symq.engines.balance import verify
 from symq.engines.processes import RandomAssignmentProcess
-from _verdict import finish
+from _verdict import claim, finish
+from symq.engines.processes.noncollaborative import maxflow_routing, uniform_routing
+import itertools
 
 
 def main() -> str:
@@ -29,7 +31,41 @@ def main() -> str:
         bad = verify(symq.model(name), "rais", max_jobs=2, routing="uniform")
         print(f"% {name}, uniform routing: {'fails, as it must' if not bad.ok else 'passes?!'}")
         ok &= not bad.ok
-    return finish(ok)
+    claim("Thm3.10", ok, "the product form against the chain (symbolic), N, W, ring:3, "
+          "redundancy:3:2, up to 4 jobs; uniform routing on N, W fails")
+    # Thm3.10-ac: the assignment condition, Pi^lambda(b_l) = prod_j lambda^a_{b_j}(b_{j-1})
+    # independent of the order of b_l, met by the max-flow routing; the path example
+    # lambda^a_u(0) lambda^a_v(u) = lambda^a_v(0) lambda^a_u(v); uniform routing on N breaks it
+    def activation(model, table, busy, s):
+        return sum((model.arrival_rates[c] * p.get(s, 0)
+                    for c, p in table[frozenset(busy)].items()), 0)
+
+    def order_free(model, table):
+        for size in range(1, len(model.servers) + 1):
+            for chosen in itertools.combinations(model.servers, size):
+                values = set()
+                for order in itertools.permutations(chosen):
+                    value = 1
+                    for j, s in enumerate(order):
+                        value *= activation(model, table, order[:j], s)
+                    values.add(value)
+                if len(values) > 1:
+                    return False
+        return True
+    ac = True
+    for name, values in (("n", {"lambda_1": "1/4", "lambda_2": "1/3", "mu_1": 1, "mu_2": "1/2"}),
+                         ("w", {"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4",
+                                "mu_1": 1, "mu_2": "4/5"}),
+                         ("ring:3", {"lambda_1": "1/5", "lambda_2": "1/4", "lambda_3": "1/3",
+                                     "mu_1": 1, "mu_2": "1/2", "mu_3": "3/4"})):
+        model = symq.model(name).substitute(values)
+        ac &= order_free(model, maxflow_routing(model))
+    n = symq.model("n").substitute({"lambda_1": "1/4", "lambda_2": "1/3", "mu_1": 1, "mu_2": "1/2"})
+    uniform_breaks = not order_free(n, uniform_routing(n))
+    claim("Thm3.10-ac", ac and uniform_breaks and ok,
+          f"max-flow routing, N, W, ring:3: Pi^lambda(b_l) the same for every order of every busy "
+          f"set: {ac}; uniform routing on N breaks it: {uniform_breaks}")
+    return finish(ok and ac and uniform_breaks)
 
 
 if __name__ == "__main__":

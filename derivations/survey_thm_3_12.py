@@ -14,16 +14,21 @@ from sympy import latex
 import symq
 from symq.engines.balance import verify
 from symq.engines.processes import DirectedMatching
-from _verdict import finish
+from _verdict import claim, finish
 
 
 def main() -> str:
-    ok = True
+    ok = dbm = True
     for name in ("n", "w", "ring:3"):
         for buffer in (0, 2, None):
             report = verify(DirectedMatching(symq.model(name), server_buffer=buffer), max_jobs=3)
             print(f"% {report}".splitlines()[0])
             ok &= report.ok
+            if buffer == 0:
+                dbm &= report.ok
+    claim("DBM", dbm, "K = 0 (no server waits): the collaborative product form against the DBM "
+          "chain, N, W, ring:3, symbolic rates")
+    claim("Thm3.12", ok, "K = 0, 2 and unbounded, N, W, ring:3, symbolic rates, up to 3 jobs")
     model = symq.Model(compatibility={"1": ["1"], "2": ["2"], "3": ["1", "2"]},
                        arrival_rates={c: f"lambda_{c}" for c in "123"},
                        service_rates={"1": "mu_1", "2": "mu_2"},
@@ -35,6 +40,8 @@ def main() -> str:
           + latex(dbma.product_form(((), ("1", "2")))))
     report = verify(dbma, max_jobs=3)
     print(f"% {report}".splitlines()[0])
+    claim("Thm3.13", report.ok, "DBMA on W with abandonments gamma and server patience nu, "
+          "symbolic rates, up to 3 jobs")
     ok &= report.ok
     return finish(ok)
 

@@ -13,7 +13,7 @@ from sympy import latex
 import symq
 from symq.engines.balance import verify
 from symq.engines.processes import CollaborativeQueue, OrderIndependentQueue
-from _verdict import finish
+from _verdict import claim, finish
 
 
 def main() -> str:
@@ -29,6 +29,7 @@ def main() -> str:
     report = verify(mm2, max_jobs=5)
     print(f"% general OI rate function (M/M/2): {'OK' if report.ok else 'FAILED'}")
     ok &= report.ok
+    claim("Thm3.3", ok, "eq. (2) against global and partial balance, N, W, ring:3, redundancy:3:2 (symbolic rates, up to 4 jobs) and a general OI rate function")
     return finish(ok)
 
 

@@ -12,7 +12,7 @@ from sympy import latex
 import symq
 from symq.engines.balance import verify
 from symq.engines.processes import CollaborativeQueue
-from _verdict import finish
+from _verdict import claim, finish
 
 
 def main() -> str:
@@ -24,6 +24,7 @@ def main() -> str:
     print(r"\pi^{CA}(1, 3) = \pi^{CA}(\emptyset)\," + latex(queue.product_form(("1", "3"))))
     report = verify(queue, max_jobs=4)
     print(f"% {report}".splitlines()[0])
+    claim("Thm3.5", report.ok, "eq. (3), W with abandonments, symbolic rates, global and partial balance up to 4 jobs")
     return finish(report.ok)
 
 

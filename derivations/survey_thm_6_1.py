@@ -27,7 +27,7 @@ from symq.engines import ctmc
 from symq.engines.aggregated import balance_function, balance_rates
 
 from _survey_common import Rates, aggregate, frac, one_ratio
-from _verdict import finish
+from _verdict import claim, finish
 
 RATES = {
     "n": {"lambda_1": "1/4", "lambda_2": "1/3", "mu_1": 1, "mu_2": "1/2"},
@@ -108,6 +108,7 @@ def main() -> str:
         print(f"% {name}: recursion = sum over orderings of Thm 3.3, sum phi_i = mu(x), balance "
               f"property, symbolically for |x| <= 3: {good}")
         ok &= good
+    claim("Thm6.1", ok, "the chain proportional to Phi(x) prod lambda^x; Phi's recursion = the sum over orders")
     return finish(ok)
 
 

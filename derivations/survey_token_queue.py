@@ -28,7 +28,7 @@ from symq.engines.processes.tokens import collaborative_token_service
 from symq.models.rates import positive_symbol
 
 from _survey_common import frac
-from _verdict import finish
+from _verdict import claim, finish
 
 W_RATES = {"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4", "mu_1": 1, "mu_2": "4/5"}
 
@@ -63,12 +63,16 @@ def main() -> str:
     same = all(law[s] == terms[s] / total for s in law)
     print(f"% exact truncated chain ({len(law)} states) = normalized product form: {same}")
     ok &= same
+    claim("Tok", ok, "W with a shared token: the product form of Thm 3.10 against the chain "
+          "(symbolic, collaborative and general OI token service) and the exact truncated chain")
     w = symq.model("w")
     own = TokenQueue(w, collaborative_token_service({"1": ["1"], "2": ["2"]},
                                                     {"1": "mu_1", "2": "mu_2"}))
     rais = RandomAssignmentProcess(w)
     same = all(sympy.cancel(own.product_form(s) - rais.product_form(s)) == 0 for s in rais.states(3))
     print(f"% tokens = servers: token product form = RAIS product form on W: {same}")
+    claim("Tok-rec", same, "one token per server: the token product form = the RAIS product form "
+          "of Thm 3.10 on every W state with at most 3 jobs")
     ok &= same
     return finish(ok)
 
