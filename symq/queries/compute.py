@@ -1,206 +1,411 @@
 r"""The compute functions of the route table's rows (:data:`symq.queries.routes.ROUTES`): each
-takes one request and calls its engine. Every function has the signature
-``compute(model, quantity, discipline, route, options)`` and returns the result in the shape of
-:func:`symq.queries.quantities.flatten_result` (one value, ``{"total", "per_class"}``,
-``{"per_server"}``, or the response-time shape ``{"lst", "mean", "variance", "cdf"}``): sympy
-values for the symbolic and exact arithmetics, :class:`~symq.arithmetic.numeric.Evaluated` values
-for the certified ones, a :class:`~symq.engines.formulas.Structured` for ``formulas``; the
-``derivatives`` rows return the derivative formula (``derivative-formulas``) or a
-:class:`~symq.engines.sensitivity.Sensitivities` (``reverse-mode``).
+takes the request and the arithmetic the planner chose and calls its engine directly (the
+engines take no route name). Composite work is put together here: the product over the
+connected components (each component by its own planned row) and the one precision-raising loop
+of every certified row (:func:`certified_loop`). Results come in the quantity's shape (one value,
+``{"total", "per_class"}``, ``{"per_server"}``, or the response-time shape): sympy values for
+the symbolic and exact arithmetics, :class:`~symq.arithmetic.numeric.Evaluated` values for the
+certified ones, a :class:`~symq.engines.formulas.Structured` for ``formulas`` in ``structured``.
 
 Examples
 --------
 >>> from symq import example_model
->>> from symq.queries.routes import route_named
->>> structural(example_model("n"), "empty-probability", "collaborative", route_named("nested"), {})
+>>> from symq.queries.request import Request
+>>> nested(Request(example_model("n"), "empty-probability"), "exact")
 9/14
 """
 
 from __future__ import annotations
 
-import inspect
-from typing import Any, Callable
+from fractions import Fraction
+from typing import Any
 
-from symq.models.model import Model
+import sympy
 
-__all__ = ["uninformed", "nested_response_time", "tagged_job", "formulas", "structural",
-           "certified", "derivative_formulas", "reverse_mode", "ENGINE_FUNCTIONS"]
+from symq.errors import UnsupportedError
+from symq.queries.request import Request
 
-_ROW_SECTIONS = """
+__all__ = ["uninformed", "nested_response_time", "tagged_job", "formulas", "components",
+           "redundancy", "nested", "ring", "server_removal", "subset_dp", "derivative_formulas",
+           "reverse_mode", "certified_loop", "row_values"]
 
-Parameters
-----------
-model : Model
-    The model (numeric or symbolic rates, as the row's arithmetics allow).
-quantity, discipline : str
-    The request.
-route : symq.queries.routes.Route
-    The row that selected this function.
-options : dict
-    ``digits``, ``time``, ``percentile`` and ``arithmetic`` of the request.
-
-Returns
--------
-object
-    The result in the quantity's shape (module docstring).
-"""
+_MEANS = ("mean-number", "mean-response-time")
 
 
-def _row(function: Callable[..., Any]) -> Callable[..., Any]:
-    """Give a compute function the Parameters and Returns that every row's function shares
-    (inserted after its summary, before its Examples)."""
-    doc = inspect.cleandoc(function.__doc__ or "")
-    summary, sep, rest = doc.partition("\n\nExamples")
-    function.__doc__ = summary + _ROW_SECTIONS + "\nExamples" + rest if sep else doc + _ROW_SECTIONS
-    return function
+def _wants(request: Request) -> tuple[bool, bool]:
+    """(per_class, idle): which tables the quantity needs."""
+    return request.quantity in _MEANS, request.quantity == "server-idle-probability"
 
 
-#: quantity -> the function of :mod:`symq.engines.normalization` that computes it
-ENGINE_FUNCTIONS = {"empty-probability": "empty_probability",
-                    "normalizing-constant": "normalizing_constant",
-                    "server-idle-probability": "server_idle_probability",
-                    "mean-number": "mean_number", "mean-response-time": "mean_response_time"}
-
-
-@_row
-def uninformed(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
+# ------------------------------------------------------------------ closed forms and laws
+def uninformed(request: Request, arithmetic: str) -> Any:
     """Cabral's closed forms (:mod:`symq.studies.uninformed.handlers`).
 
     Examples
     --------
     >>> import symq
-    >>> from symq.queries.routes import route_named
     >>> m = symq.model("uninformed:2").substitute({"lambda": 1, "mu_1": 1, "mu_2": 2})
-    >>> uninformed(m, "empty-probability", "rais", route_named("uninformed"), {})
+    >>> uninformed(Request(m, "empty-probability", "rais"), "exact")
     8/17
 
-    Running time: that of the closed forms, O(N^2) for N servers.
+    Running time: O(N^2) for N servers (numeric), 2^N monomials (symbolic).
     """
     from symq.studies.uninformed import QUANTITY_HANDLERS
-    return QUANTITY_HANDLERS[quantity][0](model)
+    return QUANTITY_HANDLERS[request.quantity][0](request.model)
 
 
-@_row
-def nested_response_time(model: Model, quantity: str, discipline: str, route: Any,
-                         options: dict) -> Any:
+def nested_response_time(request: Request, arithmetic: str) -> Any:
     """The laws of :func:`symq.engines.aggregated.response_time_quantity`.
 
     Examples
     --------
     >>> import symq
-    >>> from symq.queries.routes import route_named
-    >>> out = nested_response_time(symq.model("n"), "response-time", "collaborative",
-    ...                            route_named("nested-response-time"), {})
-    >>> sorted(out)
+    >>> sorted(nested_response_time(Request(symq.model("n"), "response-time"), "symbolic"))
     ['cdf', 'lst', 'mean', 'variance']
 
     Running time: O(J M) for the nesting tree, plus the laws' partial fractions.
     """
     from symq.engines.aggregated import response_time_quantity
-    return response_time_quantity(model, discipline)
+    return response_time_quantity(request.model, request.discipline)
 
 
-@_row
-def tagged_job(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
+def tagged_job(request: Request, arithmetic: str) -> Any:
     """The tagged-job laws: exact formulas (:func:`symq.queries.response_time.derive_quantity`),
-    the structured transform for the ``structured`` arithmetic
-    (:func:`symq.engines.response_time.structured.transform_formula`), or with
-    ``options["digits"]`` on numeric rates what ``symq evaluate`` prints (certified survival,
-    percentiles, the serving server).
+    the structured transform in ``structured``
+    (:func:`symq.engines.response_time.structured.transform_formula`), or on numeric rates what
+    ``symq evaluate`` prints (certified survival, percentiles, the serving server).
 
     Examples
     --------
     >>> import symq
-    >>> from symq.queries.routes import route_named
-    >>> out = tagged_job(symq.example_model("n"), "response-time", "alis",
-    ...                  route_named("tagged-job"), {})
+    >>> out = tagged_job(Request(symq.example_model("n"), "response-time", "alis"), "exact")
     >>> out["mean"]["1"]
     68/47
 
     Running time: that of :mod:`symq.engines.response_time` (one law per class).
     """
     from symq.queries.response_time import derive_quantity, evaluate_request
-    if options.get("arithmetic") == "structured":
+    if arithmetic == "structured":
         from symq.engines.response_time.structured import transform_formula
-        return transform_formula(model, quantity.split("-")[0], discipline)
-    if options.get("digits") is not None and model.is_numeric:
-        return evaluate_request(model, quantity, discipline, options["digits"],
-                                time=options.get("time"), percentile=options.get("percentile"))
-    return derive_quantity(model, quantity, discipline)
+        return transform_formula(request.model, request.quantity.split("-")[0],
+                                 request.discipline)
+    if request.extra.get("evaluate") and request.numeric:
+        return evaluate_request(request.model, request.quantity, request.discipline,
+                                request.digits, time=request.time, percentile=request.percentile)
+    return derive_quantity(request.model, request.quantity, request.discipline)
 
 
-@_row
-def formulas(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
-    """The structured formula (:func:`symq.engines.formulas.structured`).
+def formulas(request: Request, arithmetic: str) -> Any:
+    """The structured formula (:func:`symq.engines.formulas.structured`); in ``symbolic``
+    arithmetic its values multiplied out and cancelled, as sympy expressions.
 
     Examples
     --------
     >>> import symq
-    >>> from symq.queries.routes import route_named
-    >>> f = formulas(symq.model("w"), "empty-probability", "alis", route_named("formulas"), {})
-    >>> f.definitions[0].name
-    'H__1'
+    >>> f = formulas(Request(symq.model("w"), "empty-probability", "alis"), "structured")
+    >>> f.definitions[0].name, f.builder
+    ('H__1', 'subset-dp')
 
     Running time: that of :func:`symq.engines.formulas.structured`.
     """
     from symq.engines.formulas import structured
-    return structured(model, quantity, discipline)
+    formula = structured(request.model, request.quantity, request.discipline)
+    if arithmetic == "structured":
+        return formula
+    return expressions_of(formula)
 
 
-@_row
-def structural(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
-    """The exact normalization engines with ``method=route.name``
-    (:func:`symq.engines.normalization.entry.values`).
+def expressions_of(formula: Any) -> Any:
+    """The values of a structured formula as cancelled sympy expressions (factored), in the
+    result's shape."""
+    from symq.engines.formulas.arith import RF, to_sympy
+    from symq.queries.solve import map_leaves
+
+    def leaf(v: Any) -> Any:
+        return to_sympy(v, "factored") if isinstance(v, RF) else v
+    shape = formula.expanded_values()
+    if isinstance(shape, dict) and set(shape) == {"result"}:
+        shape = shape["result"]
+    return map_leaves(shape, leaf)
+
+
+# ------------------------------------------------------------------ tables of values
+def row_values(name: str, model: Any, discipline: str, per_class: bool, idle: bool,
+               field: Any = None) -> tuple[dict[str, Any], Any]:
+    """``({"G", "empty", "idle", "L"}, field or None)`` of ``model`` by the algorithm of the row
+    ``name`` (one of :data:`symq.queries.plan.VALUE_ROWS` or ``server-removal``), in ``field``
+    (``None``: exact or symbolic sympy values; a ball field: balls where the algorithm takes
+    one).
 
     Examples
     --------
-    >>> import symq
-    >>> from symq.queries.routes import route_named
-    >>> structural(symq.example_model("n"), "mean-number", "alis", route_named("subset-dp"),
-    ...            {})["total"]
-    88/141
+    >>> from symq import example_model
+    >>> row_values("nested", example_model("n"), "collaborative", False, False)[0]["empty"]
+    9/14
 
-    Running time: that of the engine named by the row (``symq routes``).
+    Running time: that of the algorithm.
     """
-    from symq.engines import normalization
-    function = getattr(normalization, ENGINE_FUNCTIONS[quantity])
-    return function(model, discipline, method=route.name)
+    from symq.engines.normalization import entry
+    if name == "redundancy":
+        from symq.engines.normalization.structured import redundancy_values
+        out = redundancy_values(model, discipline, per_class, field)
+        return out, out.pop("arith")
+    if name == "nested":
+        from symq.engines.nested import nested_means
+        return nested_means(model), None
+    if name == "ring":
+        from symq.engines.normalization.ring import ring_values
+        out = ring_values(model, per_class, field)
+        out.setdefault("idle", None)
+        return out, out.pop("arith")
+    if name == "server-removal":
+        return entry.server_removal_values(model, per_class), None
+    return entry.values(model, discipline, per_class, field=field, idle=idle)
 
 
-@_row
-def certified(model: Model, quantity: str, discipline: str, route: Any, options: dict) -> Any:
-    """Certified digits (:func:`symq.engines.normalization.certified.certified_quantity`): the
-    fixed-point kernels for the ``interval`` row, balls for ``ball``.
+def _as_expr(value: Any, arith: Any) -> Any:
+    if arith is None:
+        value = sympy.sympify(value)
+        return sympy.factor(value) if value.free_symbols else value
+    return arith.expr(value)
+
+
+def _shape(request: Request, out: dict[str, Any], arith: Any) -> Any:
+    """The quantity's shape from a table of values."""
+    q, model = request.quantity, request.model
+    if q == "empty-probability":
+        return _as_expr(out["empty"], arith)
+    if q == "normalizing-constant":
+        return _as_expr(out["G"], arith)
+    if q == "server-idle-probability":
+        return {"per_server": {s: _as_expr(out["idle"][s], arith) for s in model.servers}}
+    per = {c: _as_expr(out["L"][c], arith) for c in model.classes}
+    total = _as_expr(sum((sympy.sympify(v) for v in per.values()), sympy.Integer(0)), None)
+    if q == "mean-number":
+        return {"total": total, "per_class": per}
+    lam = model.arrival_rates
+    return {"total": _as_expr(total / model.arrival_rate(), None),
+            "per_class": {c: _as_expr(per[c] / lam[c], None) for c in model.classes}}
+
+
+def _table_row(name: str):
+    def compute(request: Request, arithmetic: str) -> Any:
+        if arithmetic in ("interval", "ball"):
+            return certified_loop(request, arithmetic, lambda bits: _intervals(
+                name, request, arithmetic, bits))
+        per_class, idle = _wants(request)
+        out, arith = row_values(name, request.model, request.discipline, per_class, idle)
+        return _shape(request, out, arith)
+    compute.__name__ = name.replace("-", "_")
+    compute.__doc__ = (f"The ``{name}`` row: its engine's table of values in the quantity's "
+                       "shape (exact or symbolic), or certified digits by "
+                       ":func:`certified_loop`.")
+    return compute
+
+
+redundancy = _table_row("redundancy")
+nested = _table_row("nested")
+ring = _table_row("ring")
+server_removal = _table_row("server-removal")
+subset_dp = _table_row("subset-dp")
+
+
+# ------------------------------------------------------------------ components
+def components(request: Request, arithmetic: str) -> Any:
+    """The product over the connected components: each component by the row its own plan chose
+    (:func:`symq.queries.plan.component_plans`); $G$ and $\\pi(\\emptyset)$ multiply, idle
+    probabilities and mean numbers are each component's ([GR20]_ Thm 3.3: the stationary law
+    factors over independent subsystems).
 
     Examples
     --------
     >>> import symq
-    >>> from symq.queries.routes import route_named
-    >>> certified(symq.example_model("n"), "empty-probability", "alis", route_named("interval"),
-    ...           {"digits": 10})
-    Evaluated(exact=None, value='0.5744680851')
+    >>> m = symq.Model(compatibility={"1": ["1"], "2": ["2"]}, arrival_rates={"1": "1/2",
+    ...                "2": "1/3"}, service_rates={"1": 1, "2": 1})
+    >>> components(Request(m, "empty-probability"), "exact")
+    1/3
 
-    Running time: that of :func:`symq.engines.normalization.certified.certified_values`.
+    Running time: the sum of the components' routes.
     """
-    from symq.engines.normalization.certified import certified_quantity
-    return certified_quantity(model, quantity, discipline, options.get("digits") or 30,
-                              kernels=route.name == "interval")
+    from symq.queries.plan import component_plans
+    plans = component_plans(request, arithmetic)
+    if arithmetic in ("interval", "ball"):
+        return certified_loop(request, arithmetic,
+                              lambda bits: _component_intervals(request, plans, bits))
+    per_class, idle = _wants(request)
+    out: dict[str, Any] = {"G": sympy.Integer(1), "empty": sympy.Integer(1), "idle": {}, "L": {}}
+    for p in plans:
+        part, arith = row_values(p.chosen.route.name, p.request.model, request.discipline,
+                                 per_class, idle)
+        out["G"] *= _as_expr(part["G"], arith)
+        out["empty"] *= _as_expr(part["empty"], arith)
+        if idle and part.get("idle"):
+            out["idle"].update({s: _as_expr(v, arith) for s, v in part["idle"].items()})
+        if per_class:
+            out["L"].update({c: _as_expr(v, arith) for c, v in part["L"].items()})
+    return _shape(request, out, None)
 
 
-@_row
-def derivative_formulas(model: Model, quantity: str, discipline: str, route: Any,
-                        options: dict) -> Any:
-    """The partial derivatives by the rates ``options["wrt"]`` (default: every rate symbol) as a
-    structured formula: the quantity's structured formula
-    (:func:`symq.engines.formulas.structured`) differentiated through its named definitions by
-    the chain rule (:func:`symq.engines.formulas.derivative.derivative`).
+# ------------------------------------------------------------------ certified digits
+def _point(value: Any) -> Any:
+    from symq.arithmetic.exact import to_fraction
+    from symq.arithmetic.interval import Interval
+    f = value if isinstance(value, Fraction) else to_fraction(sympy.sympify(value))
+    return Interval(f, f)
+
+
+def _intervals(name: str, request: Request, arithmetic: str, bits: int,
+               model: Any = None) -> dict[str, Any]:
+    """``{"G", "empty", "idle", "L"}`` as nonnegative intervals at ``bits`` bits: the fixed-point
+    kernels (``interval``), the row's algorithm on arb balls (``ball``), or exact points."""
+    from symq.arithmetic.interval import Interval
+    model = model if model is not None else request.model
+    per_class, idle = _wants(request)
+    discipline = request.discipline
+    if arithmetic == "interval" and name == "subset-dp":
+        cache = request.extra.setdefault("graphs", {})
+        key = id(model)
+        if key not in cache:
+            from symq.engines.normalization.subsets import SubsetGraph
+            cache[key] = SubsetGraph(model)
+        if discipline == "collaborative":
+            from symq.engines.normalization.interval_collaborative import collaborative_bounds
+            return collaborative_bounds(cache[key], bits, per_class, idle)
+        from symq.engines.normalization.interval_noncollaborative import noncollaborative_bounds
+        res = noncollaborative_bounds(cache[key], bits, per_class, idle)
+        res["G"] = res["G_alis" if discipline == "alis" else "G_rais"]
+        return res
+    if arithmetic == "exact":
+        cache = request.extra.setdefault("exact_parts", {})
+        if id(model) not in cache:
+            out, arith = row_values(name, model, discipline, per_class, idle)
+            cache[id(model)] = {k: v if k not in ("G", "empty") else _as_expr(v, arith)
+                                for k, v in out.items()}, arith
+        out, arith = cache[id(model)]
+        res = {"G": _point(out["G"]), "empty": _point(out["empty"]),
+               "idle": None if not idle or out.get("idle") is None else
+               {s: _point(_as_expr(v, arith)) for s, v in out["idle"].items()}}
+        if per_class:
+            res["L"] = {c: _point(_as_expr(v, arith)) for c, v in out["L"].items()}
+        return res
+    from symq.engines.normalization.certified import BallField, ball_endpoints, flint_module
+    flint = flint_module()
+    with flint.ctx.workprec(bits):
+        field = BallField()
+        raw, arith = row_values(name, model, discipline, per_class, idle, field)
+
+    def conv(v: Any) -> Any:
+        if arith is field:
+            if not v.is_finite():
+                return Interval(Fraction(0), Fraction(10) ** 9999)
+            lower, upper = ball_endpoints(v)
+            return Interval(max(lower, Fraction(0)), upper)
+        return _point(v)
+    res = {"G": conv(raw["G"]), "empty": conv(raw["empty"]),
+           "idle": None if not idle or raw.get("idle") is None else
+           {s: conv(v) for s, v in raw["idle"].items()}}
+    if per_class:
+        res["L"] = {c: conv(v) for c, v in raw["L"].items()}
+    return res
+
+
+def _component_intervals(request: Request, plans: list, bits: int) -> dict[str, Any]:
+    from symq.arithmetic.interval import merge_components
+    per_class, idle = _wants(request)
+    parts = [_intervals(p.chosen.route.name, request, p.chosen.arithmetic, bits, p.request.model)
+             for p in plans]
+    return merge_components(request.model, parts, per_class, idle)
+
+
+def certified_loop(request: Request, arithmetic: str, intervals_at) -> Any:
+    """The one precision-raising loop of every certified row: enclosures of the quantity at a
+    working precision (``intervals_at(bits)``, nonnegative intervals), certified to
+    ``request.digits`` significant digits or the precision raised by what the widest interval
+    lacks, up to 16 times the first (docs/howto-digits.md). Mean response times are Little's law
+    $T_c=L_c/\\lambda_c$, $T=L/\\lambda$ on the intervals (exact divisions keep them enclosures).
+
+    Parameters
+    ----------
+    request : Request
+        Numeric rational rates; ``digits``.
+    arithmetic : str
+        ``interval`` or ``ball`` (the first precision).
+    intervals_at : callable
+        ``bits -> {"G", "empty", "idle", "L"}`` of intervals.
+
+    Returns
+    -------
+    Evaluated or dict
+        The quantity's shape, certified digits (``exact`` is ``None``).
+
+    Raises
+    ------
+    UnsupportedError
+        No precision up to the cap certified every value (a value on a rounding tie).
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> subset_dp(Request(example_model("n"), "mean-number", digits=8), "interval")["total"]
+    Evaluated(exact=None, value='0.52380952')
+
+    Running time: the enclosures at each precision tried (usually one).
+    """
+    import math
+    from symq.arithmetic.interval import Interval
+    from symq.arithmetic.numeric import Evaluated
+    from symq.engines.normalization.certified import certify_intervals
+    from symq.arithmetic.exact import to_fraction
+    digits, model, q = request.digits or 30, request.model, request.quantity
+    size = len(model.servers) + len(model.classes)
+    bits = int(digits * math.log2(10)) + 24 + (len(model.servers) if arithmetic == "interval"
+                                                else 8 + 4 * size)
+    limit = 16 * bits
+    lam = {c: to_fraction(v) for c, v in model.arrival_rates.items()} if q in _MEANS else {}
+    while bits <= limit:
+        raw = intervals_at(bits)
+        if q == "empty-probability":
+            items = {("",): raw["empty"]}
+        elif q == "normalizing-constant":
+            items = {("",): raw["G"]}
+        elif q == "server-idle-probability":
+            items = {("per_server", s): raw["idle"][s] for s in model.servers}
+        else:
+            per = {c: raw["L"][c] for c in model.classes}
+            total = Interval(sum((v.lower for v in per.values()), Fraction(0)),
+                             sum((v.upper for v in per.values()), Fraction(0)))
+            if q == "mean-response-time":
+                lam_total = sum(lam.values(), Fraction(0))
+                per = {c: Interval(v.lower / lam[c], v.upper / lam[c]) for c, v in per.items()}
+                total = Interval(total.lower / lam_total, total.upper / lam_total)
+            items = {("total",): total, **{("per_class", c): v for c, v in per.items()}}
+        balls, grow = certify_intervals(items, digits, bits)
+        if balls is not None:
+            if list(items) == [("",)]:
+                return Evaluated(None, balls[("",)].text)
+            out: dict[str, Any] = {}
+            for key, ball in balls.items():
+                if len(key) == 1:
+                    out[key[0]] = Evaluated(None, ball.text)
+                else:
+                    out.setdefault(key[0], {})[key[1]] = Evaluated(None, ball.text)
+            return out
+        bits += grow
+    raise UnsupportedError(f"could not certify {digits} digits up to {limit} bits (a value on a "
+                           "rounding tie?); use the exact route (--exact)")
+
+
+# ------------------------------------------------------------------ derivatives
+def derivative_formulas(request: Request, arithmetic: str) -> Any:
+    """The partial derivatives by the rates ``request.wrt`` (default: every rate symbol) as a
+    structured formula: the quantity's structured formula differentiated through its named
+    definitions by the chain rule (:func:`symq.engines.formulas.derivative.derivative`).
 
     Examples
     --------
     >>> import symq
-    >>> from symq.queries.routes import route_named
-    >>> f = derivative_formulas(symq.model("n"), "empty-probability", "collaborative",
-    ...                         route_named("derivative-formulas"), {"wrt": ["mu_2"]})
+    >>> f = derivative_formulas(Request(symq.model("n"), "empty-probability", wrt=["mu_2"],
+    ...                                 derivatives=True), "structured")
     >>> f.at({"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": 1, "mu_2": 1})
     3/49
 
@@ -209,33 +414,27 @@ def derivative_formulas(model: Model, quantity: str, discipline: str, route: Any
     from symq.engines.formulas import structured
     from symq.engines.formulas.derivative import derivative
     from symq.engines.sensitivity import rate_order
-    names = options.get("wrt") or sorted((s.name for s in model.symbols), key=rate_order)
-    return derivative(structured(model, quantity, discipline), names)
+    names = request.wrt or sorted((s.name for s in request.model.symbols), key=rate_order)
+    return derivative(structured(request.model, request.quantity, request.discipline), names)
 
 
-@_row
-def reverse_mode(model: Model, quantity: str, discipline: str, route: Any, options: dict
-                 ) -> Any:
+def reverse_mode(request: Request, arithmetic: str) -> Any:
     """Values, partial derivatives and elasticities at one point
     (:func:`symq.engines.sensitivity.gradient`: the subset DP recorded, one backward sweep per
-    output), exact or certified on balls (``options["arithmetic"]``). The derivatives are by
-    the symbols of ``options["base"]`` at ``options["values"]`` when the request had symbolic
-    rates with values, else by ``lambda_<class>`` and ``mu_<server>``; ``options["wrt"]`` and
-    ``options["labels"]`` narrow the rates and outputs. Returns a
+    output), exact or certified on balls. Returns a
     :class:`~symq.engines.sensitivity.Sensitivities`.
 
     Examples
     --------
     >>> import symq
-    >>> from symq.queries.routes import route_named
-    >>> g = reverse_mode(symq.example_model("n"), "empty-probability", "collaborative",
-    ...                  route_named("reverse-mode"), {"arithmetic": "exact", "wrt": ["mu_2"]})
+    >>> g = reverse_mode(Request(symq.example_model("n"), "empty-probability", wrt=["mu_2"],
+    ...                          derivatives=True), "exact")
     >>> g.derivative("", "mu_2")
     Fraction(3, 49)
 
     Running time: about three times the subset DP per output swept (``symq routes``).
     """
     from symq.engines.sensitivity import gradient
-    return gradient(options.get("base") or model, quantity, discipline, options.get("values"),
-                    options.get("wrt"), options.get("arithmetic") or "exact",
-                    options.get("digits") or 30, options.get("labels"))
+    return gradient(request.base or request.model, request.quantity, request.discipline,
+                    request.values, request.wrt, arithmetic, request.digits or 30,
+                    request.labels)

@@ -141,8 +141,10 @@ def _structured(model, discipline: str) -> bool:
     if discipline == "rais" and len(model.classes) == 1:
         return True
     try:
-        from symq.engines.normalization.entry import structure_route
-        return structure_route(model, discipline) in ("nested", "ring", "redundancy")
+        from symq.queries.facts import facts_of
+        f = facts_of(model)
+        return f.connected and (f.redundancy or discipline == "collaborative"
+                                and (f.nested or f.ring))
     except Exception:  # noqa: BLE001 - an estimate never fails; the computation reports errors
         return False
 

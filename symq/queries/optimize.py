@@ -44,6 +44,9 @@ QUANTITIES = ("mean-response-time", "mean-number")
 #: the largest subset DP (steps) whose F(c) is exact by default (``exact=None``)
 EXACT_CENTRE_STEPS = 1000
 
+#: the most budget rates whose global minimum is certified by branch and bound
+GLOBAL_RATES = 3
+
 
 @dataclass
 class Optimum:
@@ -88,6 +91,16 @@ class Optimum:
 
     #: the route table's row whose gradients the Newton steps and the certificate use
     route: str = "reverse-mode"
+    #: ``"global"`` (certified global minimum over the budget set, branch and bound),
+    #: ``"local"`` (certified strict local minimum) or ``"none"`` (not certified)
+    scope: str = "none"
+    #: the boxes the branch and bound looked at (0: not run)
+    boxes: int = 0
+    #: the objective at the baseline (``baseline``: "current rates" or "equal split"), its
+    #: digits, and the gain ``baseline - minimum`` (``None``: no stable baseline)
+    baseline: str | None = None
+    baseline_text: str | None = None
+    gain_text: str | None = None
 
     def _repr_html_(self) -> str:
         """Jupyter: one row per budget rate, then the minimum and the certificate."""
@@ -196,6 +209,7 @@ class _Objective:
         self.fixed, self.budget, self.weights, self.bits = fixed, budget, weights, bits
         self.low = 64 + 2 * len(symbolic.servers)  # early Newton steps, the certificate's box
         self.evaluations = 0
+        self.domain: _Domain | None = None
 
     def point(self, x: list) -> dict[str, Any]:
         return {**self.fixed, **dict(zip(self.budget, x))}
@@ -212,12 +226,23 @@ class _Objective:
         self.evaluations += 1
         point = box if box is not None else self.point(x)
         bits = bits or self.bits
+        try:
+            if len(free) < 2 and box is None:
+                value, grad = objective_gradient(self.symbolic, point, self.quantity,
+                                                 self.discipline, self.weights, "ball", bits)
+                if not (value.is_finite() and all(v.is_finite() for v in grad.values())):
+                    raise _Undefined("not finite")
+                return value, grad, [], [], bits
+            out = hessian_vectors(self.symbolic, point, self.quantity, self.discipline,
+                                  self.directions(free) if len(free) >= 2 else
+                                  [{self.budget[0]: 0}], self.weights, bits)
+        except ZeroDivisionError as exc:
+            raise _Undefined(str(exc)) from None
+        if box is None and not (out.value.is_finite() and
+                                all(v.is_finite() for v in out.gradient.values())):
+            raise _Undefined("not finite")
         if len(free) < 2:
-            value, grad = objective_gradient(self.symbolic, point, self.quantity,
-                                             self.discipline, self.weights, "ball", bits)
-            return value, grad, [], [], bits
-        out = hessian_vectors(self.symbolic, point, self.quantity, self.discipline,
-                              self.directions(free), self.weights, bits)
+            return out.value, out.gradient, [], out.hv, bits
         last = self.budget[free[-1]]
         jac = [[out.hv[j][self.budget[i]] - out.hv[j][last] for j in range(len(free) - 1)]
                for i in free[:-1]]
@@ -235,12 +260,108 @@ class _Objective:
     def exact(self, x: list) -> tuple[Fraction, dict[str, Fraction]]:
         from symq.engines.second_order import objective_gradient
         self.evaluations += 1
-        return objective_gradient(self.symbolic, self.point(x), self.quantity, self.discipline,
-                                  self.weights, "exact")
+        try:
+            return objective_gradient(self.symbolic, self.point(x), self.quantity, self.discipline,
+                                      self.weights, "exact")
+        except ZeroDivisionError as exc:
+            raise _Undefined(str(exc)) from None
 
 
-def _stable(symbolic: Model, point: Mapping[str, Fraction]) -> bool:
+class _Domain:
+    r"""The budget set in linear terms: each server's rate as an affine form in the budget rates
+    (the other rates at their values), and the stability conditions $\lambda(U)<\mu(U)$ over
+    the unions $U$ of class server sets ([GR20]_ Thm 2.1: stable iff
+    $\lambda(\mathcal I)<\mu(S(\mathcal I))$ for every set of classes), as affine forms
+    ``const + a.x > 0``. Zero rates are allowed (a server of rate 0 serves nothing: the limit
+    point's stability), and over a box of budget rates each condition gives the lower bound of
+    :meth:`comparison`. ``None`` from :meth:`build` where a rate is not affine in the budget
+    rates or there are more than :data:`MAX_UNIONS` unions."""
+
+    MAX_UNIONS = 4096
+
+    def __init__(self, k, unions, classes_in, lam, weight_of):
+        self.k, self.unions, self.classes_in = k, unions, classes_in
+        self.lam, self.weight_of = lam, weight_of
+
+    @classmethod
+    def build(cls, symbolic, quantity, fixed, budget, weights) -> "_Domain | None":
+        by_name = {s.name: s for s in symbolic.symbols}
+        sub = {by_name[n]: sympy.Rational(v.numerator, v.denominator)
+               for n, v in fixed.items() if n in by_name}
+        syms = [by_name[n] for n in budget]
+        forms = {}
+        for s, rate in symbolic.service_rates.items():
+            e = sympy.expand(sympy.sympify(rate).subs(sub))
+            try:
+                poly = sympy.Poly(e, *syms)
+            except sympy.PolynomialError:
+                return None
+            if poly.total_degree() > 1:
+                return None
+            coefs = [poly.coeff_monomial(v) for v in syms]
+            const = poly.coeff_monomial(1)
+            if not all(c.is_Rational for c in (*coefs, const)):
+                return None
+            forms[s] = (Fraction(int(const.p), int(const.q)),
+                        [Fraction(int(c.p), int(c.q)) for c in coefs])
+        lam = {}
+        for c, rate in symbolic.arrival_rates.items():
+            v = sympy.sympify(rate).subs(sub)
+            if not v.is_Rational:
+                return None
+            lam[c] = Fraction(int(v.p), int(v.q))
+        sets = {c: frozenset(v) for c, v in symbolic.compatibility.items()}
+        unions: set = set()
+        for m in sets.values():
+            unions |= {u | m for u in unions} | {m}
+            if len(unions) > cls.MAX_UNIONS:
+                return None
+        rows, classes_in = [], []
+        for u in sorted(unions, key=lambda u: (len(u), sorted(u))):
+            inside = [c for c, m in sets.items() if m <= u]
+            const = sum((forms[s][0] for s in u), Fraction(0)) - sum(lam[c] for c in inside)
+            coefs = [sum((forms[s][1][i] for s in u), Fraction(0)) for i in range(len(budget))]
+            rows.append((const, coefs))
+            classes_in.append(inside)
+        if quantity == "mean-number":
+            base = {c: Fraction(1) for c in lam}
+        else:
+            total = sum(lam.values())
+            base = {c: 1 / total for c in lam}
+        if weights:
+            base = {c: Fraction(weights.get(c, 0)) * (1 if quantity == "mean-number"
+                                                       else 1 / lam[c]) for c in lam}
+        return cls(len(budget), rows, classes_in, lam, base)
+
+    def slack(self, x: list[Fraction]) -> Fraction:
+        """The smallest $\mu(U)-\lambda(U)$ at the budget rates ``x`` (stable iff $>0$)."""
+        return min(c + sum(a * v for a, v in zip(coefs, x)) for c, coefs in self.unions)
+
+    def comparison(self, ranges: list[tuple[Fraction, Fraction]]) -> Fraction | None:
+        r"""A lower bound of the objective over a box of budget rates (``None``: every point of
+        the box is unstable). For a union $U$ the jobs of the classes inside it are served at
+        rate at most $\mu(U)$ whatever the discipline, so their number dominates an M/M/1 queue
+        of rates $\lambda(U),\mu(U)$ (a sample-path comparison): $\sum_{c\subseteq U}L_c\ge
+        \lambda(U)/(\mu(U)-\lambda(U))$, and $\mu(U)$ is at most its largest value over the box;
+        the objective $\sum_cw'_cL_c$ is at least $\min_{c\subseteq U}w'_c$ times that."""
+        best = Fraction(0)
+        for (const, coefs), inside in zip(self.unions, self.classes_in):
+            top = const + sum(a * (hi if a > 0 else lo) for a, (lo, hi) in zip(coefs, ranges))
+            if top <= 0:
+                return None
+            w = min(self.weight_of[c] for c in inside)
+            if w > 0:
+                best = max(best, w * sum(self.lam[c] for c in inside) / top)
+        return best
+
+
+def _stable(symbolic: Model, point: Mapping[str, Fraction], domain: "_Domain | None" = None,
+            x: list | None = None) -> bool:
+    """Stable at ``point`` (exact); with ``domain`` and the budget rates ``x``, zero budget
+    rates are allowed (the limit point: a server of rate 0 serves nothing)."""
     from symq.engines.normalization.entry import check_stability_fast
+    if domain is not None and x is not None:
+        return all(v >= 0 for v in x) and domain.slack(x) > 0
     if any(v <= 0 for v in point.values()):
         return False
     try:
@@ -382,7 +503,7 @@ def optimize(model: Model | str, quantity: str, budget: Any, discipline: str = "
              values: Mapping[str, Any] | None = None, weights: Mapping[str, Any] | None = None,
              bounds: Mapping[str, Any] | None = None, digits: int = 30, exact: bool | None = None,
              max_steps: int = 60, max_work: int | None = None, no_limits: bool = False,
-             limits: Any = None) -> Optimum:
+             limits: Any = None, max_boxes: int = 4000) -> Optimum:
     r"""The split of a capacity budget that minimises a quantity, with a certified local minimum.
 
     Newton steps on the face $\sum_{i\in B}x_i=C$ (gradient and reduced Hessian from one
@@ -508,31 +629,70 @@ def optimize(model: Model | str, quantity: str, budget: Any, discipline: str = "
               limit_value("certified-steps", limits))
     bits = precision_bits(digits, len(symbolic.servers))
     f = _Objective(symbolic, quantity, discipline, fixed, chosen, weights or None, bits)
-    out = _newton(f, symbolic, chosen, total, clean_bounds, digits, max_steps)
-    out.update(quantity=quantity, discipline=discipline, budget=chosen, total=total,
-               objective="weighted sum" if weights else "total", digits=digits,
-               arithmetic=arithmetic)
-    x, free, active = out.pop("_x"), out.pop("_free"), out.pop("_active_idx")
-    last = out.pop("_last")
-    lo = [clean_bounds.get(n, (None, None))[0] for n in chosen]
-    drift = [i for i in free if (lo[i] is None or lo[i] <= 0)
-             and x[i] * 10 ** (digits // 2 + 2) < total]
-    if drift and len(drift) < len(free):
-        out.update(_limit_point(symbolic, quantity, discipline, fixed, chosen, total, x, drift,
-                                [i for i in free if i not in drift], active, lo, weights,
-                                digits))
-        return Optimum(**out)
-    out.update(_certify(f, x, free, active, clean_bounds, total, digits, arithmetic, last))
+    f.domain = _Domain.build(symbolic, quantity, fixed, chosen, weights or None)
+    start = None
+    for _restart in range(3):
+        out = _newton(f, symbolic, chosen, total, clean_bounds, digits, max_steps, start)
+        out.update(quantity=quantity, discipline=discipline, budget=chosen, total=total,
+                   objective="weighted sum" if weights else "total", digits=digits,
+                   arithmetic=arithmetic)
+        x, free, active = out.pop("_x"), out.pop("_free"), out.pop("_active_idx")
+        last = out.pop("_last")
+        lo, hi = _bounds_lists(f, chosen, clean_bounds)
+        drift = [i for i in free if (lo[i] is None or lo[i] <= 0)
+                 and x[i] * 10 ** (digits // 2 + 2) < total]
+        if drift and len(drift) < len(free):
+            # a rate drifts to 0 where the DP has no value at 0: the formula's limit
+            out.update(_limit_point(symbolic, quantity, discipline, fixed, chosen, total, x,
+                                    drift, [i for i in free if i not in drift], active, lo,
+                                    weights, digits))
+            out["scope"] = "none"
+            return Optimum(**out)
+        out.update(_certify(f, x, free, active, clean_bounds, total, digits, arithmetic, last))
+        value_range = out.pop("_value_range")
+        out["limit"] = [chosen[i] for i in sorted(active) if x[i] == 0]
+        out["scope"] = "local" if out["certified"] else "none"
+        if not out["certified"] or f.domain is None or len(chosen) > GLOBAL_RATES:
+            return Optimum(**out)
+        centre = [out["x"][n] for n in chosen]
+        found = _global(f, centre, free, active, lo, hi, total, value_range, max_boxes)
+        out["boxes"] = found["boxes"]
+        if found["better"] is None:
+            if found["global"]:
+                out["scope"] = "global"
+                out["reason"] = (f"certified global minimum over the budget set: "
+                                 f"{found['note']}; {out['reason']}")
+            else:
+                out["reason"] = f"{out['reason']} (not proven global: {found['note']})"
+            out["evaluations"] = f.evaluations
+            return Optimum(**out)
+        start = found["better"]  # a better point: the active-set Newton steps from there
+    out["reason"] = f"{out['reason']} (not proven global: better points keep being found)"
     return Optimum(**out)
 
 
-def _newton(f: _Objective, symbolic: Model, budget: list[str], total: Fraction,
-            bounds: dict, digits: int, max_steps: int) -> dict[str, Any]:
-    """Newton steps on the face with active bounds (the equal split, projected onto the
-    bounds, to start); stops before a step below ``C 10^-(digits/2+4)``."""
-    k = len(budget)
+class _Undefined(ArithmeticError):
+    """The objective has no finite enclosure at a point or over a box (a division by zero of
+    the DP at a zero rate, a ball that contains 0 in a denominator)."""
+
+
+def _bounds_lists(f: "_Objective", budget: list[str], bounds: dict) -> tuple[list, list]:
+    """The lower and upper bounds of each budget rate; with a linear domain, a rate without a
+    lower bound has the lower bound 0 (the face of a limit point, where the DP is evaluated at
+    the rate 0)."""
     lo = [bounds.get(n, (None, None))[0] for n in budget]
     hi = [bounds.get(n, (None, None))[1] for n in budget]
+    if f.domain is not None:
+        lo = [Fraction(0) if v is None or v < 0 else v for v in lo]
+    return lo, hi
+
+
+def _start(f: "_Objective", symbolic: Model, budget: list[str], total: Fraction, lo: list,
+           hi: list) -> list[Fraction]:
+    """The equal split projected onto the bounds; when it is unstable, the most stable point of
+    a grid of the budget set (the largest slack $\min_U\mu(U)-\lambda(U)$, exact), else a
+    one-line error that says whether any split can be stable."""
+    k = len(budget)
     x, pinned = [total / k] * k, set()
     for _ in range(k):  # the equal split, projected onto the bounds
         rest = [i for i in range(k) if i not in pinned]
@@ -550,12 +710,85 @@ def _newton(f: _Objective, symbolic: Model, budget: list[str], total: Fraction,
                 pinned.add(i)
         if not moved:
             break
-    if sum(x) != total or not _stable(symbolic, f.point(x)):
-        raise ModelError("the equal split of the budget is unstable or outside the bounds; "
-                         "raise the budget or loosen the bounds")
-    active: set[int] = set()
-    free = list(range(k))
-    last = f.second(x, free, bits=f.low)
+    inside = sum(x) == total and all((lo[i] is None or x[i] >= lo[i]) and
+                                     (hi[i] is None or x[i] <= hi[i]) for i in range(k))
+    if inside and all(v > 0 for v in x) and _stable(symbolic, f.point(x)):
+        return x
+    dom = f.domain
+    if dom is None:
+        raise ModelError("the equal split of the budget is unstable or outside the bounds "
+                         "(and the rates are not linear in the budget, so no other start is "
+                         "searched); give bounds that hold a stable split")
+    # a grid of the budget set, finer until a stable point is found (k <= 4), else the
+    # split in proportion to the load each rate can take
+    best, best_slack = None, Fraction(0)
+    lo0 = [v if v is not None else Fraction(0) for v in lo]
+    hi0 = [v if v is not None else total for v in hi]
+    candidates = []
+    if k <= 4:
+        for n in (8, 24, 64):
+            candidates = _grid(lo0, hi0, total, n, 20000)
+            for y in candidates:
+                if all(v > 0 for v in y):
+                    sl = dom.slack(y)
+                    if sl > best_slack:
+                        best, best_slack = y, sl
+            if best is not None:
+                return best
+    need = max((-const for const, coefs in dom.unions if all(a == 0 for a in coefs)),
+               default=Fraction(-1))
+    if need >= 0:
+        raise ModelError("no split of this budget is stable: some classes are served only by "
+                         "servers outside the budget, and those are too slow; raise their rates")
+    worst = min(dom.unions, key=lambda u: u[0] + sum(a * v for a, v in zip(u[1], x)))
+    reach = worst[0] + total * max(worst[1])
+    if reach <= 0:
+        raise ModelError(f"no split of the budget {total} is stable: the classes served only "
+                         f"by the budget's servers need more than {total}; raise the budget")
+    raise ModelError("the equal split of the budget is unstable and no stable split was found "
+                     "on a grid of the budget set; give --bound ranges around a stable split")
+
+
+def _grid(lo: list, hi: list, total: Fraction, n: int, cap: int) -> list[list[Fraction]]:
+    """The points of the budget set $\sum x=C$, ``lo <= x <= hi``, whose first $k-1$
+    coordinates are multiples of $C/n$ (at most ``cap`` points)."""
+    k = len(lo)
+    out: list[list[Fraction]] = []
+    step = total / n
+
+    def rec(prefix: list[Fraction], left: Fraction) -> None:
+        if len(out) >= cap:
+            return
+        i = len(prefix)
+        if i == k - 1:
+            if lo[i] <= left <= hi[i]:
+                out.append(prefix + [left])
+            return
+        for j in range(n + 1):
+            v = j * step
+            if v > left:
+                break
+            if lo[i] <= v <= hi[i]:
+                rec(prefix + [v], left - v)
+    rec([], total)
+    return out
+
+
+def _newton(f: _Objective, symbolic: Model, budget: list[str], total: Fraction,
+            bounds: dict, digits: int, max_steps: int, start: list | None = None
+            ) -> dict[str, Any]:
+    """Newton steps on the face with active bounds (an active-set method: a rate that reaches
+    its bound, 0 included where the domain is linear, is held there and the Newton steps go on
+    on the face of the remaining free rates; it is released when its gradient no longer holds
+    it), from the equal split (or ``start``); stops before a step below
+    ``C 10^-(digits/2+4)``."""
+    k = len(budget)
+    lo, hi = _bounds_lists(f, budget, bounds)
+    x = list(start) if start is not None else _start(f, symbolic, budget, total, lo, hi)
+    active: set[int] = {i for i in range(k) if (lo[i] is not None and x[i] == lo[i]) or
+                        (hi[i] is not None and x[i] == hi[i])}
+    free = [i for i in range(k) if i not in active]
+    last = f.second(x, free if len(free) >= 2 else list(range(k)), bits=f.low)
     tol = Fraction(1, 10 ** (digits + 4))
     stop = total / 10 ** (digits // 2 + 2)
     steps = 0
@@ -574,7 +807,7 @@ def _newton(f: _Objective, symbolic: Model, budget: list[str], total: Fraction,
                 raise ZeroDivisionError
         except ZeroDivisionError:  # steepest descent on the face, a tenth of the smallest rate
             scale = max(abs(r) for r in rhs) or Fraction(1)
-            dy = [r / scale * min(x[i] for i in free) / 10 for r in rhs]
+            dy = [r / scale * max(min(x[i] for i in free), total / 10 ** 6) / 10 for r in rhs]
         dx = [Fraction(0)] * k
         for a in range(m):
             dx[free[a]] = dy[a]
@@ -587,6 +820,7 @@ def _newton(f: _Objective, symbolic: Model, budget: list[str], total: Fraction,
                 t = (lo[i] - x[i]) / dx[i]
             if dx[i] > 0 and hi[i] is not None and x[i] + t * dx[i] > hi[i]:
                 t = (hi[i] - x[i]) / dx[i]
+        trial = None
         while True:
             y = [_round(v + t * d, digits) for v, d in zip(x, dx)]
             for i in free:  # a bound hit stays exactly on the bound
@@ -597,14 +831,24 @@ def _newton(f: _Objective, symbolic: Model, budget: list[str], total: Fraction,
             movable = [i for i in free if (lo[i] is None or y[i] != lo[i])
                        and (hi[i] is None or y[i] != hi[i])] or free
             y[movable[-1]] += total - sum(y)
-            if _stable(symbolic, f.point(y)):
+            ok = all(lo[i] is None or y[i] >= lo[i] for i in range(k)) and \
+                all(hi[i] is None or y[i] <= hi[i] for i in range(k))
+            if ok and _stable(symbolic, f.point(y), f.domain, y):
                 new_free = [i for i in free if not ((lo[i] is not None and y[i] == lo[i]) or
                                                     (hi[i] is not None and y[i] == hi[i]))]
-                trial = f.second(y, new_free if len(new_free) >= 2 else free,
-                                 bits=f.bits_after(max(abs(d) for d in dx), total))
-                if _mid(trial[0]) <= value + tol * abs(value) or t < Fraction(1, 2 ** 20):
+                try:
+                    trial = f.second(y, new_free if len(new_free) >= 2 else free,
+                                     bits=f.bits_after(max(abs(d) for d in dx), total))
+                except _Undefined:
+                    trial = None
+                if trial is not None and (_mid(trial[0]) <= value + tol * abs(value)
+                                          or t < Fraction(1, 2 ** 20)):
                     break
+            if t < Fraction(1, 2 ** 40):
+                break
             t /= 2
+        if trial is None:  # no acceptable step: the iterate stays
+            break
         x, last = y, trial
         g = [_mid(last[1][n]) for n in budget]
         for i in free:
@@ -625,6 +869,8 @@ def _newton(f: _Objective, symbolic: Model, budget: list[str], total: Fraction,
     free = [i for i in range(k) if i not in active]
     if len(free) >= 2 and (len(last[2]) != len(free) - 1 or last[4] < f.bits):
         last = f.second(x, free)  # the certificate's F(c): at the full precision
+    elif len(free) < 2 and last[4] < f.bits:
+        last = f.second(x, free)
     return {"_x": x, "_free": free, "_active_idx": active, "_last": last, "steps": steps,
             "evaluations": f.evaluations, "active": [budget[i] for i in sorted(active)],
             "limit": [], "limit_note": None}
@@ -657,12 +903,16 @@ def _certify_at(f: _Objective, x: list[Fraction], free: list[int], active: set[i
     from symq.engines.second_order import ball_of
     budget = f.budget
     k = len(budget)
-    lo = [bounds.get(n, (None, None))[0] for n in budget]
+    lo, _ = _bounds_lists(f, budget, bounds)
     if arithmetic == "exact":
-        value_c, grad_c = f.exact(x)
+        try:
+            value_c, grad_c = f.exact(x)
+        except _Undefined:
+            value_c, grad_c = last[0], last[1]
     else:
         value_c, grad_c = last[0], last[1]
     with ctx.workprec(f.bits):
+        value_ball = None
         vb = value_c if isinstance(value_c, arb) else ball_of(value_c)
         gb = {n: (v if isinstance(v, arb) else ball_of(v)) for n, v in grad_c.items()}
         g_mid = {n: _mid(v) if isinstance(v, arb) else v for n, v in grad_c.items()}
@@ -693,7 +943,8 @@ def _certify_at(f: _Objective, x: list[Fraction], free: list[int], active: set[i
                 for i in free[:-1]:
                     box[budget[i]] = (x[i] - radius, x[i] + radius)
                 box[last_free] = (x[free[-1]] - m * radius, x[free[-1]] + m * radius)
-                if min(v if not isinstance(v, tuple) else v[0] for v in box.values()) <= 0:
+                if min(box[budget[i]][0] for i in free[:-1]) <= 0 or \
+                        box[last_free][0] <= 0:
                     cert = Certificate(False, False, [], "the box reaches a zero rate")
                     break
                 vB, gB, jac, hvB, _ = f.second(x, free, box, bits=f.low + 32)
@@ -772,9 +1023,201 @@ def _certify_at(f: _Objective, x: list[Fraction], free: list[int], active: set[i
               "reduced Hessian is positive definite over it" if certified and len(free) >= 2
               else "certified: one free rate, the KKT signs at the bounds are strict"
               if certified else "; ".join(dict.fromkeys(reasons)))
+    value_range = ball_endpoints(value_ball if value_ball is not None else vb)
     return {**base, "x": x_out, "allocation": allocation, "kkt": kkt, "certified": certified,
-            "reason": reason, "enclosure": enclosure, "_next": nxt, **texts}
+            "reason": reason, "enclosure": enclosure, "_next": nxt, "_value_range": value_range,
+            **texts}
 
+
+
+# ------------------------------------------------------------------------------ global
+def _neighbourhood(f: "_Objective", x: list[Fraction], free: list[int], active: set[int],
+                   lo: list, hi: list, total: Fraction, r: Fraction) -> list | None:
+    r"""A box $N$ of budget rates around the certified point ``x`` (free rates $\pm r$, a rate
+    at a bound within $r$ of it, the last free rate $d$ the budget's remainder) on which every
+    point of the budget set is at least as good as... no worse than ``x``: ``None`` unless
+
+    * Krawczyk proves one zero of $F$ on the face in $N$ and the reduced Hessian is positive
+      definite over $N$ (so ``x`` is the minimum over $N$ on the face: $Q$ is strictly convex
+      there), and
+    * $\partial Q/\partial x_a-\partial Q/\partial x_d$ has the sign of the bound over all of
+      $N$ for every rate $a$ at a bound (so moving $x_a$ onto its bound, $x_d$ taking up the
+      difference, never increases $Q$ inside $N$).
+
+    Returns the ranges of the coordinates other than $d$ (``[(lo, hi)]`` in budget order, $d$'s
+    entry ``None``)."""
+    from flint import ctx
+    from symq.engines.normalization.certified import ball_endpoints
+    budget, k = f.budget, len(f.budget)
+    d = free[-1]
+    ranges: list = [None] * k
+    for i in range(k):
+        if i == d:
+            continue
+        if i in free:
+            ranges[i] = (x[i] - r, x[i] + r)
+        elif lo[i] is not None and x[i] == lo[i]:
+            ranges[i] = (lo[i], lo[i] + r)
+        else:
+            ranges[i] = (hi[i] - r, hi[i])
+        if i in free and ranges[i][0] <= 0:
+            return None
+    d_lo = total - sum(ranges[i][1] for i in range(k) if i != d)
+    d_hi = total - sum(ranges[i][0] for i in range(k) if i != d)
+    if d_lo <= 0:
+        return None
+    box = dict(f.fixed)
+    for i in range(k):
+        box[budget[i]] = ranges[i] if i != d else (d_lo, d_hi)
+    bits = f.low + 32
+    with ctx.workprec(bits):
+        vB, gB, jac, hvB, _ = f.second(x, free, box, bits=bits)
+        if not all(v.is_finite() for v in gB.values()):
+            return None
+        if len(free) >= 2:
+            try:
+                _, g_c, _, _, _ = f.second(x, free, bits=bits)
+            except _Undefined:
+                return None
+            f_c = [g_c[budget[i]] - g_c[budget[d]] for i in free[:-1]]
+            cert = krawczyk([x[i] for i in free[:-1]], r, f_c, jac)
+            if not (cert.inside and cert.positive):
+                return None
+        for i in active:
+            gap = gB[budget[i]] - gB[budget[d]]
+            at_lower = lo[i] is not None and x[i] == lo[i]
+            if not (gap > 0 if at_lower else gap < 0):
+                return None
+    return ranges
+
+
+def _global(f: "_Objective", x: list[Fraction], free: list[int], active: set[int], lo: list,
+            hi: list, total: Fraction, value_range: tuple, max_boxes: int,
+            discard: Any = None) -> dict[str, Any]:
+    r"""Branch and bound over the budget set (the first coordinates other than the last free
+    rate $d$; $x_d$ is the remainder): a box is discarded when a lower bound of $Q$ over it is
+    above the upper end $U$ of the certified enclosure of the minimum, or when it lies in the
+    neighbourhood $N$ of :func:`_neighbourhood`; the lower bounds are the enclosure of $Q$ over
+    the box (one ball sweep of the DP's tape), the mean value form $Q(c)+\sum_i(\partial_iQ-
+    \partial_dQ)(B)(y_i-c_i)$ and the queueing comparison of :meth:`_Domain.comparison`. When
+    no box is left, every point of the budget set is at least the minimum: a certified global
+    minimum. A centre whose value is below the lower end of the minimum's enclosure is returned
+    as ``better``. ``discard`` (tests only) is called on each box and may discard it
+    wrongly."""
+    from flint import ctx
+    from symq.engines.normalization.certified import ball_endpoints
+    from symq.engines.second_order import ball_of
+    budget, k = f.budget, len(f.budget)
+    low, up = value_range
+    d = free[-1]
+    hood, radius = None, None
+    for r in (total / 8, total / 32, total / 128, total / 512, total / 4096):
+        hood = _neighbourhood(f, x, free, active, lo, hi, total, r)
+        if hood is not None:
+            radius = r
+            break
+    if hood is None:
+        return {"global": False, "better": None, "boxes": 0,
+                "note": "no neighbourhood of the minimum is certified for the branch and bound"}
+    others = [i for i in range(k) if i != d]
+    top = [min(hi[i], total) if hi[i] is not None else total for i in range(k)]
+    bottom = [lo[i] if lo[i] is not None else Fraction(0) for i in range(k)]
+    stack = [[(bottom[i], top[i]) for i in others]]
+    boxes = 0
+    bits = f.low
+    dom = f.domain
+    while stack:
+        box = stack.pop()
+        boxes += 1
+        if boxes > max_boxes:
+            return {"global": False, "better": None, "boxes": boxes,
+                    "note": f"the branch and bound stopped after {max_boxes} boxes"}
+        if all(hood[i][0] <= a and b <= hood[i][1] for i, (a, b) in zip(others, box)):
+            continue
+        if discard is not None and discard(box):
+            continue
+        d_lo = max(total - sum(b for _, b in box), bottom[d])
+        d_hi = min(total - sum(a for a, _ in box), top[d])
+        if d_lo > d_hi:
+            continue
+        ranges = [None] * k
+        for i, rg in zip(others, box):
+            ranges[i] = rg
+        ranges[d] = (d_lo, d_hi)
+        bound = dom.comparison(ranges)
+        if bound is None or bound > up:
+            continue
+        point = dict(f.fixed)
+        for i in range(k):
+            point[budget[i]] = ranges[i]
+        with ctx.workprec(bits):
+            out = f.second(x, free, point, bits=bits)
+            value, grad = out[0], out[1]
+            if value.is_finite():
+                bound = max(bound, ball_endpoints(value)[0])
+            unclipped = d_lo == total - sum(b for _, b in box) and \
+                d_hi == total - sum(a for a, _ in box)
+            c = [(a + b) / 2 for a, b in box]
+            xc = [Fraction(0)] * k
+            for i, v in zip(others, c):
+                xc[i] = v
+            xc[d] = total - sum(c)
+            if all(v > 0 for v in xc) and dom.slack(xc) > 0:
+                try:
+                    vc = f.second(xc, [0], bits=bits)[0]
+                except _Undefined:
+                    vc = None
+                if vc is not None:
+                    vc_lo, vc_hi = ball_endpoints(vc)
+                    if vc_hi < low:
+                        return {"global": False, "better": xc, "boxes": boxes,
+                                "note": "a better point was found"}
+                    if unclipped and all(v.is_finite() for v in grad.values()):
+                        mv = vc
+                        for i, (a, b) in zip(others, box):
+                            mv += (grad[budget[i]] - grad[budget[d]]) * (
+                                ball_of(a, b) - ball_of((a + b) / 2))
+                        if mv.is_finite():
+                            bound = max(bound, ball_endpoints(mv)[0])
+        if bound > up:
+            continue
+        if unclipped and bottom[d] < d_lo and d_hi < top[d] and \
+                all(v.is_finite() for v in grad.values()):
+            # the monotonicity test: where dQ/dy_i keeps one sign over the box, a minimiser
+            # in it lies on the box's face in that direction; an inner face is shared with
+            # the neighbour box, a face of the budget set keeps the box, flattened onto it
+            with ctx.workprec(bits):
+                slopes = [grad[budget[i]] - grad[budget[d]] for i in others]
+            pinned = False
+            for t, sl in enumerate(slopes):
+                a, b = box[t]
+                if sl > 0:
+                    if a > bottom[others[t]]:
+                        pinned = True
+                        break
+                    box = box[:t] + [(a, a)] + box[t + 1:]
+                elif sl < 0:
+                    if b < top[others[t]]:
+                        pinned = True
+                        break
+                    box = box[:t] + [(b, b)] + box[t + 1:]
+            if pinned:
+                continue
+        j = max(range(len(box)), key=lambda t: box[t][1] - box[t][0])
+        if box[j][1] == box[j][0]:
+            return {"global": False, "better": None, "boxes": boxes,
+                    "note": "a corner of the budget set cannot be bounded"}
+        a, b = box[j]
+        if b - a < total / 2 ** 40:
+            return {"global": False, "better": None, "boxes": boxes,
+                    "note": "a box near the stability boundary or a zero rate cannot be bounded"}
+        mid = (a + b) / 2
+        stack.append(box[:j] + [(a, mid)] + box[j + 1:])
+        stack.append(box[:j] + [(mid, b)] + box[j + 1:])
+    return {"global": True, "better": None, "boxes": boxes,
+            "note": f"branch and bound over {boxes} boxes leaves only the box of radius "
+                    f"{radius} around the minimum, where it is the only KKT point and the "
+                    f"reduced Hessian is positive definite"}
 
 def _nice(r: Fraction) -> Fraction:
     """The power of ten at or above ``r > 0`` (a short exact radius)."""

@@ -68,12 +68,23 @@ def derive(model: Model | str, quantity: str, discipline: str = "collaborative")
     >>> derive("n", "empty-probability")
     -(lambda_1 - mu_1)*(lambda_1 + lambda_2 - mu_1 - mu_2)/(mu_1*(lambda_1 - mu_1 - mu_2))
 
-    Running time: that of the route that answers (:func:`symq.queries.solve.solve`).
+    Running time: that of the route that answers (:func:`symq.queries.solve.solve`, with the
+    limits of the command line): the structured formula, multiplied out and cancelled once.
     """
     from symq.queries.solve import solve
     model = as_model(model)
-    result = solve(model, quantity, discipline, exact=True, form="expression", no_limits=True)
-    return remember_model(result.exact, model)
+    result = solve(model, quantity, discipline, exact=True, form=_form(quantity))
+    return remember_model(_value(result), model)
+
+
+def _form(quantity: str) -> str:
+    """The normalization quantities are built as structured formulas (the command line's
+    default), then cancelled; the laws come as expressions."""
+    return "structured" if quantity in _routes.NORMALIZATION else "expression"
+
+
+def _value(result: Any) -> Any:
+    return result.exact if result.formula is not None else result.items
 
 
 def substitute(expr: sympy.Expr | str, values: Mapping[str, Any]) -> sympy.Expr:
@@ -309,10 +320,10 @@ def _quantity(quantity: str, model: Any, discipline: str, method: str, values: A
     from symq.queries.solve import solve
     model = as_model(model)
     result = solve(model, quantity, discipline, values, digits, exact, method,
-                   form="expression")
+                   form=_form(quantity) if method == "auto" else "expression")
     if result.model.is_numeric:
         return result
-    return remember_model(result.items, model)
+    return remember_model(_value(result), model)
 
 
 def empty_probability(model: Model | str, discipline: str = "collaborative",

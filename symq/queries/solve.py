@@ -64,6 +64,10 @@ class Result:
     notes: list[str] = field(default_factory=list)
     wrt: list[str] | None = None
     gradient: Any = None
+    #: the planner's prediction of the CPU seconds of the route that ran
+    predicted_seconds: float | None = None
+    #: the CPU seconds the request took (planning included)
+    seconds: float | None = None
 
     # ------------------------------------------------------------------ parts
     def _part(self, key: str) -> Any:
@@ -94,11 +98,29 @@ class Result:
 
     @cached_property
     def exact(self) -> Any:
-        """The exact value: a rational or expression for one value, the shape of exact values
-        for a mapping (``None`` where certified), the expanded values of a structured formula."""
+        """The exact value: a rational or sympy expression for one value, the shape of exact
+        values for a mapping (``None`` where certified). For a structured formula, its values
+        multiplied out and cancelled into sympy expressions (factored), on first access; a
+        derivative formula has none (``None``)."""
         if self.formula is not None:
-            return self.formula.expanded_values()
+            if self.gradient is None and self.wrt is not None:
+                return None
+            from symq.queries.compute import expressions_of
+            return expressions_of(self.formula)
         return map_leaves(self.items, lambda leaf: leaf.exact if isinstance(leaf, Evaluated) else leaf)
+
+    def __eq__(self, other: object) -> bool:
+        """Two results are equal when they denote the same values: equal exact rationals, or
+        symbolic expressions whose difference cancels to zero (the same rational functions of
+        the rates); certified values compare by their digits."""
+        if not isinstance(other, Result):
+            return NotImplemented
+        if self.quantity != other.quantity:
+            return False
+        a, b = _comparable(self), _comparable(other)
+        return _same(a, b)
+
+    __hash__ = None  # type: ignore[assignment]
 
     def __getitem__(self, key: str) -> Any:
         if not isinstance(self.items, Mapping):
@@ -209,6 +231,26 @@ class Result:
         return f"<table><caption>{caption}</caption>{rows}</table>"
 
 
+def _comparable(result: Result) -> Any:
+    if result.formula is not None or not result.model.is_numeric:
+        return result.exact
+    return map_leaves(result.items, lambda leaf: leaf.exact if isinstance(leaf, Evaluated)
+                      and leaf.exact is not None else getattr(leaf, "value", leaf))
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, Mapping) or isinstance(b, Mapping):
+        if not (isinstance(a, Mapping) and isinstance(b, Mapping)) or set(a) != set(b):
+            return False
+        return all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    if a is None or b is None:
+        return a is b
+    difference = sympy.sympify(a) - sympy.sympify(b)
+    return difference == 0 or sympy.cancel(sympy.together(difference)) == 0
+
+
 def flatten_result(result: Any) -> list[tuple[str, Any]]:
     """``[(label, value)]`` of a quantity: one unlabelled entry, or one per class/server, e.g.
     ``("per_class 1", expr)``.
@@ -305,19 +347,106 @@ def _limits(max_work: int | None, no_limits: bool, limits: Any) -> Any:
     return Namespace(max_work=max_work, no_limits=no_limits)
 
 
-def _check_work(route, model: Model, quantity: str, discipline: str, arithmetic: str,
-                what: str, limits: Any, **request: Any) -> None:
-    from symq.limits import LIMITS, check, limit_value, number_text
-    name, work = route.estimate(model, quantity, discipline, arithmetic,
-                                lambda name: limit_value(name, limits), **request)
-    limit = limit_value(name, limits)
-    if work is None:  # counting stopped past the cap
+def check_work(plan: Any, what: str) -> None:
+    """Refuse the plan's chosen pair when its counted work is past its limit
+    (:mod:`symq.limits`); the estimate checked is always that of the pair that runs.
+
+    Parameters
+    ----------
+    plan : symq.queries.plan.Plan
+    what : str
+        The request as the user wrote it, for the message.
+
+    Raises
+    ------
+    TooLargeError
+        With the estimate and how to go ahead.
+
+    Examples
+    --------
+    >>> import symq
+    >>> from symq.queries.plan import explain
+    >>> check_work(explain("w", "mean-number"), "w")
+
+    Running time: O(1).
+    """
+    from symq.limits import LIMITS, check, number_text
+    chosen, request = plan.chosen, plan.request
+    limit = request.limit_of(chosen.limit)
+    where = f"route {chosen.route.name}, {chosen.arithmetic}"
+    if chosen.work is None:  # counting stopped past the cap
         if limit is None:
             return
         raise TooLargeError(f"too large: {what} needs more than {number_text(limit)} "
-                            f"{LIMITS[name].unit} (route {route.name}); pass --max-work N with a "
+                            f"{LIMITS[chosen.limit].unit} ({where}); pass --max-work N with a "
                             "larger N to go ahead, or --no-limits")
-    check(name, work, f"{what} (route {route.name})", limit)
+    check(chosen.limit, chosen.work, f"{what} ({where})", limit)
+
+
+def build_request(model: Model | str, quantity: str, discipline: str = "collaborative",
+                  values: Mapping[str, Any] | None = None, digits: int = 30,
+                  exact: bool | None = None, method: str = "auto", form: str = "structured",
+                  time: Any = None, percentile: Any = None, max_work: int | None = None,
+                  no_limits: bool = False, limits: Any = None, what: str | None = None,
+                  wrt: Any = None, of: Any = None) -> Any:
+    """The :class:`~symq.queries.request.Request` of a call of :func:`solve` (same parameters):
+    the model loaded and its values put in, the options checked.
+
+    Returns
+    -------
+    Request
+
+    Raises
+    ------
+    ModelError
+        Unknown names, a model without classes, an unknown form, values for names the model
+        lacks.
+
+    Examples
+    --------
+    >>> build_request("w", "mean-number", "alis").facts.connected
+    True
+
+    Running time: loading the model and substituting the values.
+    """
+    from symq.models.catalog import as_model
+    from symq.queries.request import Request
+    base = model = as_model(model)
+    if values:
+        model = _with_values(model, values)
+    if model.is_empty:
+        raise ModelError("the model has no class; give it at least one class and server")
+    if form not in ("structured", "expression"):
+        raise ModelError(f"unknown form {form!r}; available: structured, expression")
+    what = what or f"{quantity} of model {model.name or 'given'} ({discipline})"
+    request = Request(model, quantity, discipline, exact=exact, form=form, digits=digits,
+                      method=method, time=time, percentile=percentile,
+                      limits=_limits(max_work, no_limits, limits), what=what,
+                      base=base if values else None, values=values)
+    if wrt is not None:
+        _derivative_request(request, wrt, of)
+    return request
+
+
+def _derivative_request(request: Any, wrt: Any, of: Any) -> None:
+    from symq.queries.routes import NORMALIZATION
+    model = request.model
+    if request.quantity not in NORMALIZATION:
+        raise ModelError(f"no derivatives of {request.quantity}; available: "
+                         f"{', '.join(NORMALIZATION)}")
+    names = None if wrt in ("all", True) else [wrt] if isinstance(wrt, str) else list(wrt)
+    if names is not None and not names:
+        raise ModelError("wrt: name at least one rate (or wrt='all')")
+    labels = None if of is None else [of] if isinstance(of, str) else list(of)
+    per_output = {"server-idle-probability": len(model.servers),
+                  "mean-number": len(model.classes) + 1,
+                  "mean-response-time": len(model.classes) + 1}.get(request.quantity, 1)
+    request.derivatives = True
+    request.wrt, request.labels = names, labels
+    request.outputs = len(labels) if labels else per_output
+    base = request.base or model
+    request.rates = len(names) if names is not None else len(base.symbols) or (
+        len(model.classes) + len(model.servers))
 
 
 def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
@@ -326,7 +455,8 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
           percentile: Any = None, max_work: int | None = None, no_limits: bool = False,
           limits: Any = None, what: str | None = None, wrt: Any = None,
           of: Any = None) -> Result:
-    """Answer a request through the route table.
+    """Answer a request through the route table: the planner (:mod:`symq.queries.plan`) prices
+    every applicable (row, arithmetic) pair and runs the cheapest.
 
     Parameters
     ----------
@@ -345,7 +475,8 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
         Exact rationals (``True``), certified digits only (``False``), or exact where cheap and
         certified otherwise (``None``).
     method : str
-        ``"auto"`` or the name of a route (``symq routes`` lists them).
+        ``"auto"``, the name of a route (``symq routes`` lists them), or ``"interval"`` /
+        ``"ball"`` to force a certified arithmetic.
     form : str
         With symbolic rates: ``"structured"`` (named definitions, the default) or
         ``"expression"`` (one sympy expression per value).
@@ -370,7 +501,8 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
     Returns
     -------
     Result
-        With ``.route`` and ``.arithmetic`` naming what ran.
+        With ``.route`` and ``.arithmetic`` naming what ran, ``.predicted_seconds`` the
+        planner's estimate and ``.seconds`` the CPU seconds it took.
 
     Raises
     ------
@@ -398,113 +530,80 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
     ...     {"lambda_1": "1/4", "lambda_2": "1/4", "mu_1": 1, "mu_2": 1})
     3/49
 
-    Running time: that of the route (``symq routes``), after its estimate.
+    Running time: that of the route (``symq explain`` prints its prediction), after its estimate.
     """
-    from symq.models.catalog import as_model
-    from symq.queries.routes import arithmetic_for, route_named, select
-
-    base = model = as_model(model)
-    if values:
-        model = _with_values(model, values)
-    if model.is_empty:
-        raise ModelError("the model has no class; give it at least one class and server")
-    if form not in ("structured", "expression"):
-        raise ModelError(f"unknown form {form!r}; available: structured, expression")
-    what = what or f"{quantity} of model {model.name or 'given'} ({discipline})"
-    limits = _limits(max_work, no_limits, limits)
-    if wrt is not None:
-        return _solve_derivatives(base, model, values, quantity, discipline, digits, exact,
-                                  method, wrt, of, limits, what)
-    arithmetic = arithmetic_for(model, quantity, discipline, exact, form)
-    if method != "auto":
-        arithmetic = _forced_arithmetic(route_named(method), model, arithmetic, exact)
-    route = select(model, quantity, discipline, arithmetic, method)
-    if arithmetic == "structured" and "structured" not in route.arithmetics:
-        arithmetic = "symbolic"
-    _check_work(route, model, quantity, discipline, arithmetic, what, limits)
-    if arithmetic in ("interval", "ball"):  # memory: the stored sets at the digits asked for
+    import time as _time
+    from symq.queries.plan import plan
+    started = _time.process_time()
+    request = build_request(model, quantity, discipline, values, digits, exact, method, form,
+                            time, percentile, max_work, no_limits, limits, what, wrt, of)
+    request.extra["evaluate"] = True
+    chosen_plan = plan(request)
+    what = request.what if not request.derivatives else f"the derivatives of {request.what}"
+    check_work(chosen_plan, what)
+    chosen = chosen_plan.chosen
+    model = request.model
+    if chosen.arithmetic in ("interval", "ball"):  # memory: the stored sets at these digits
         from symq.queries.estimates import check_certified_memory
-        check_certified_memory(model, discipline, digits, what, limits)
-    _check_stability(model)
-    options = {"digits": digits if model.is_numeric else None, "time": time,
-               "percentile": percentile, "arithmetic": arithmetic}
-    notes = []
+        check_certified_memory(model, discipline, digits, what, request.limits,
+                               tape=request.derivatives)
+    _check_stability(request)
+    notes: list[str] = []
+    route, arithmetic = chosen.route, chosen.arithmetic
     try:
-        raw = route.function()(model, quantity, discipline, route, options)
+        raw = route.function()(request, arithmetic)
     except UnsupportedError as error:
-        if arithmetic not in ("interval", "ball"):
+        if arithmetic not in ("interval", "ball") or request.derivatives:
             raise
         notes.append(f"certified digits failed ({error}); the exact route answered")
-        arithmetic = "exact"
-        route = select(model, quantity, discipline, arithmetic, "auto")
-        _check_work(route, model, quantity, discipline, arithmetic,  # the exact route's own
-                    f"{what} (exact, after certified digits failed: {error})", limits)
-        raw = route.function()(model, quantity, discipline, route, options)
+        request.exact = True
+        chosen_plan = plan(request)
+        check_work(chosen_plan, f"{what} (exact, after certified digits failed: {error})")
+        route, arithmetic = chosen_plan.chosen.route, chosen_plan.chosen.arithmetic
+        raw = route.function()(request, arithmetic)
     result = Result(model, quantity, discipline, digits if model.is_numeric else None,
-                    route.name, route.method(model, quantity, discipline), arithmetic,
-                    notes=notes)
-    if arithmetic == "structured":
+                    route.name, route.method_text(request), arithmetic, notes=notes,
+                    predicted_seconds=chosen_plan.chosen.seconds)
+    if request.derivatives:
+        _fill_derivatives(result, raw, request)
+    elif arithmetic == "structured":
         result.formula = raw
+        if getattr(raw, "builder", None) is not None:
+            from symq.queries.routes import formulas_text
+            if route.name == "formulas":
+                result.method = formulas_text(raw.builder, request)
     elif model.is_numeric:
         result.items = _in_model_order(map_leaves(raw, lambda leaf: _evaluated(leaf, digits)), model)
     else:
         result.items = _in_model_order(raw, model)
+    result.seconds = _time.process_time() - started
     return result
 
 
-def _check_stability(model: Model) -> None:
+def _check_stability(request: Any) -> None:
+    model = request.model
     if model.is_numeric:
         from symq.engines.normalization.entry import check_stability_fast
-        check_stability_fast(model)
+        facts = request.facts
+        structure = "redundancy" if facts.redundancy else "nested" if facts.nested else None
+        check_stability_fast(model, structure)
     else:  # symbolic: refuse a model that no rates can make stable (x < x/2)
         from symq.models.stability import check_stability
         check_stability(model)
 
 
-def _solve_derivatives(base: Model, model: Model, values: Mapping[str, Any] | None,
-                       quantity: str, discipline: str, digits: int, exact: bool | None,
-                       method: str, wrt: Any, of: Any, limits: Any, what: str) -> Result:
-    """:func:`solve` for a request with ``wrt``: one of the ``derivatives`` rows."""
-    from symq.limits import limit_value
-    from symq.queries.routes import NORMALIZATION, gradient_arithmetic, route_named, select
-    if quantity not in NORMALIZATION:
-        raise ModelError(f"no derivatives of {quantity}; available: {', '.join(NORMALIZATION)}")
-    names = None if wrt in ("all", True) else [wrt] if isinstance(wrt, str) else list(wrt)
-    if names is not None and not names:
-        raise ModelError("wrt: name at least one rate (or wrt='all')")
-    labels = None if of is None else [of] if isinstance(of, str) else list(of)
-    per_output = {"server-idle-probability": len(model.servers),
-                  "mean-number": len(model.classes) + 1,
-                  "mean-response-time": len(model.classes) + 1}.get(quantity, 1)
-    outputs = len(labels) if labels else per_output
-    arithmetic = gradient_arithmetic(model, discipline, exact, outputs,
-                                     limit_value("dp-steps", limits))
-    if method != "auto":
-        arithmetic = _forced_arithmetic(route_named(method), model, arithmetic, exact)
-    route = select(model, quantity, discipline, arithmetic, method, derivatives=True)
-    rates = len(names) if names is not None else len(base.symbols) or (
-        len(model.classes) + len(model.servers))
-    _check_work(route, model, quantity, discipline, arithmetic, f"the derivatives of {what}",
-                limits, outputs=outputs, wrt=rates)
-    if arithmetic == "ball":  # memory: the recorded tape at the digits asked for
-        from symq.queries.estimates import check_certified_memory
-        check_certified_memory(model, discipline, digits, f"the derivatives of {what}", limits,
-                               tape=True)
-    _check_stability(model)
-    options = {"digits": digits, "arithmetic": arithmetic, "wrt": names, "labels": labels,
-               "base": base if values else None, "values": values}
-    raw = route.function()(model, quantity, discipline, route, options)
-    result = Result(model, quantity, discipline, digits if model.is_numeric else None,
-                    route.name, route.method(model, quantity, discipline), arithmetic)
-    if arithmetic == "structured":
-        result.formula = raw
+def _fill_derivatives(result: Result, raw: Any, request: Any) -> None:
+    """A request with ``wrt``: the derivative formula (symbolic rates) or the
+    :class:`~symq.engines.sensitivity.Sensitivities` and its values (numeric rates)."""
+    if result.arithmetic == "structured":
         from symq.engines.sensitivity import rate_order
-        result.wrt = names or sorted((s.name for s in model.symbols), key=rate_order)
-        return result
+        result.formula = raw
+        result.wrt = request.wrt or sorted((s.name for s in request.model.symbols),
+                                           key=rate_order)
+        return
     result.gradient, result.wrt = raw, list(raw.wrt)
     result.arithmetic = raw.arithmetic  # an exact fallback of the balls says so
-    result.items = _gradient_items(raw, digits)
-    return result
+    result.items = _gradient_items(raw, result.digits or 30)
 
 
 def _gradient_items(g: Any, digits: int) -> Any:
@@ -540,22 +639,6 @@ def _in_model_order(items: Any, model: Model) -> Any:
         if isinstance(part, Mapping) and set(part) == set(order):
             out[key] = {name: part[name] for name in order}
     return out
-
-
-def _forced_arithmetic(route: Any, model: Model, arithmetic: str, exact: bool | None) -> str:
-    """The arithmetic of a request whose route is forced by ``method=``: the chosen one when the
-    route computes in it, else the route's own among those the request allows (numeric rates:
-    exact unless ``exact=False``, certified unless ``exact=True``)."""
-    if arithmetic in route.arithmetics or (arithmetic == "structured"
-                                           and "symbolic" in route.arithmetics):
-        return arithmetic
-    allowed = (("exact",) if exact is not False else ()) + \
-        (("interval", "ball") if exact is not True else ()) if model.is_numeric else \
-        ("structured", "symbolic")
-    for candidate in route.arithmetics:
-        if candidate in allowed:
-            return candidate
-    return arithmetic
 
 
 def _with_values(model: Model, values: Mapping[str, Any]) -> Model:

@@ -76,6 +76,8 @@ class Structured:
     shape: Any
     #: slack expression -> LaTeX label, for slacks written by name inside sums (nested route)
     labels: dict = field(default_factory=dict)
+    #: the construction that made it (:func:`symq.engines.formulas.build.builder_kind`)
+    builder: str | None = None
 
     @property
     def names(self) -> dict[str, str]:
@@ -359,7 +361,8 @@ def structured(model: Model | str, quantity: str, discipline: str = "collaborati
         b, shape = build(model, quantity, discipline)
         if len(_BUILT) > 32:
             _BUILT.pop(next(iter(_BUILT)))
-        _BUILT[key] = Structured(model, quantity, discipline, b.definitions, shape, b.labels)
+        _BUILT[key] = Structured(model, quantity, discipline, b.definitions, shape, b.labels,
+                                 getattr(b, "kind", None))
     return _BUILT[key]
 
 

@@ -343,16 +343,52 @@ def build(model: Model, quantity: str, discipline: str) -> tuple[Builder, dict[s
     if discipline not in _BUILDERS:
         raise ModelError(f"unknown discipline {discipline!r}; available: collaborative, alis, rais")
     b = Builder(model)
-    from symq.engines.nested import is_nested
     parts = _components(b)
-    if discipline == "collaborative" and is_nested(model):
+    b.kind = _kind(b, discipline, parts)
+    if b.kind == "nested":
         shape = _nested(b, quantity)
-    elif len(parts) > 1:
+    elif b.kind == "components":
         shape = _by_components(b, quantity, discipline, parts)
     else:
         shape = _discipline(b, quantity, discipline)
     _prune(b, shape)
     return b, shape
+
+
+def _kind(b: Builder, discipline: str, parts: list) -> str:
+    from symq.engines.nested import is_nested
+    if discipline == "collaborative" and is_nested(b.model):
+        return "nested"
+    if len(parts) > 1:
+        return "components"
+    return "orbits" if b._orbits.perms else "subset-dp"
+
+
+def builder_kind(model: Model, discipline: str) -> str:
+    """Which construction :func:`build` uses for ``model``: ``nested`` (the closed form
+    through the nesting tree, collaborative), ``components`` (a product over the connected
+    components), ``orbits`` (the general definitions, one name per orbit of a symmetry of the
+    model) or ``subset-dp`` (the general definitions of the discipline's DP).
+
+    Parameters
+    ----------
+    model : Model
+    discipline : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from symq import model
+    >>> builder_kind(model("redundancy:3:3"), "collaborative"), builder_kind(model("w"), "alis")
+    ('nested', 'subset-dp')
+
+    Running time: O(J M), plus the symmetry search of up to 7 servers (7! permutations).
+    """
+    b = Builder(model)
+    return _kind(b, discipline, _components(b))
 
 
 def _discipline(b: Builder, quantity: str, discipline: str) -> dict[str, Any]:

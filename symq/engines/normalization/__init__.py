@@ -1,8 +1,9 @@
 r"""Exact normalizing constants, idle probabilities and mean numbers of the collaborative, ALIS
 and RAIS disciplines on arbitrary compatibility graphs ([GR20]_ Thm 3.3, 3.9, 3.10; Props 6.2,
-6.3), by dynamic programs over server subsets, with one entry point
-(:mod:`~symq.engines.normalization.entry`) that picks the algorithm for the model's structure or the one
-named by ``method=``. Modules: :mod:`~symq.engines.normalization.subsets` (bitmasks, unions, subset
+6.3), by dynamic programs over server subsets: the general DP of each discipline
+(:mod:`~symq.engines.normalization.entry`) and the structural algorithms (ring, redundancy,
+nested); which one answers a request is decided by the route table (:mod:`symq.queries.routes`).
+Modules: :mod:`~symq.engines.normalization.subsets` (bitmasks, unions, subset
 tables), :mod:`~symq.engines.normalization.collaborative`, :mod:`~symq.engines.normalization.alis`,
 :mod:`~symq.engines.normalization.rais` (one DP per discipline), :mod:`~symq.engines.normalization.structured`
 (``redundancy:K:D``, components; nested models live in :mod:`symq.engines.nested`) and
@@ -25,16 +26,19 @@ from symq.engines.normalization.collaborative import (CollaborativeTables as _Co
                             collaborative_empty_probability,
                             collaborative_values as _collaborative_values,
                             server_removal_mean_number)
-from symq.engines.normalization.entry import (DISCIPLINES, METHODS, empty_probability, mean_number, mean_response_time,
-                    structure_route, normalizing_constant, server_idle_probability, values)
+from symq.engines.normalization.entry import (DISCIPLINES, empty_probability, mean_number,
+                                             mean_response_time, normalizing_constant,
+                                             server_idle_probability, server_removal_values,
+                                             values)
 from symq.engines.normalization.rais import rais_values as _rais_values
 from symq.engines.normalization.structured import components, is_symmetric_redundancy
 from symq.engines.normalization.structured import redundancy_values as _redundancy_values
 from symq.engines.normalization.subsets import IdleTables as _IdleTables, SubsetGraph as _Graph
 
 __all__ = ["empty_probability", "normalizing_constant", "server_idle_probability", "mean_number",
-           "mean_response_time", "structure_route", "values", "collaborative_empty_probability",
-           "server_removal_mean_number", "is_symmetric_redundancy", "components", "DISCIPLINES",
-           "METHODS", "exact_arithmetic", "matching_rates"]
+           "mean_response_time", "values", "server_removal_values",
+           "collaborative_empty_probability", "server_removal_mean_number",
+           "is_symmetric_redundancy", "components", "DISCIPLINES", "exact_arithmetic",
+           "matching_rates"]
 # The underscore names above keep the tests written before the package split importing the
 # DP building blocks from ``symq.engines.normalization``; new code imports them from their modules.

@@ -1,13 +1,9 @@
-r"""The one entry point of the normalization package: it validates the discipline, checks
-stability by the cheapest exact route, picks the algorithm for the model's structure (components,
-``redundancy:K:D``, nested tree, else the general subset DP of the discipline) or the one named
-by ``method=``, and returns exact sympy values. :mod:`symq.queries.quantities` calls these functions
-for every built-in quantity, so the structure is inspected here and nowhere else.
-Methods: ``"auto"`` (structure first), ``"subset-dp"`` (the general DP of the discipline,
-whatever the structure), ``"server-removal"`` (collaborative only: the memoized recursions of
-[GR20]_ Props 6.2 and 6.3 over class sets, the plain second route), ``"redundancy"`` and
-``"nested"`` (force a structured route; refused where it does not apply), ``"components"``
-(factor over the connected components, each by ``"auto"``).
+r"""The exact algorithms of the normalization package for one model: the general subset DP of
+each discipline (:func:`values`), the server-removal recursion of the collaborative discipline
+(:func:`server_removal_values`), and the per-quantity values by the general DP. Which algorithm
+answers a request (nested closed form, ring, redundancy symmetry, components, or this DP) is
+decided by the route table (:mod:`symq.queries.routes`), never here; the stability check
+(:func:`check_stability_fast`) is told the model's structure by its caller.
 
 Examples
 --------
@@ -20,7 +16,7 @@ Examples
 ...                            "mu_1": "1", "mu_2": "4/5"})
 >>> empty_probability(w, "alis"), empty_probability(w, "rais")
 (663/1216, 663/1216)
->>> empty_probability(w, method="server-removal") == empty_probability(w, method="subset-dp")
+>>> server_removal_values(w, False)["empty"] == empty_probability(w)
 True
 """
 
@@ -38,16 +34,12 @@ from symq.models.stability import check_stability, check_union_conditions
 from symq.engines.normalization.alis import alis_values
 from symq.engines.normalization.collaborative import _server_removal, collaborative_values
 from symq.engines.normalization.rais import rais_values
-from symq.engines.normalization.structured import components, is_symmetric_redundancy, redundancy_values
 from symq.engines.normalization.subsets import SubsetGraph, is_numeric, unions
 
-__all__ = ["DISCIPLINES", "METHODS", "values", "structure_route", "empty_probability",
+__all__ = ["DISCIPLINES", "values", "server_removal_values", "empty_probability",
            "normalizing_constant", "server_idle_probability", "mean_number", "mean_response_time",
            "check_stability_fast"]
 
-#: the values of ``method=``
-METHODS = ("auto", "subset-dp", "server-removal", "redundancy", "nested", "components",
-           "ring")
 #: above this many unions the stability check uses one max-flow instead
 _MAX_UNION_CHECK = 200_000
 
@@ -57,12 +49,7 @@ def _check_discipline(discipline: str) -> None:
         raise ModelError(f"unknown discipline {discipline!r}; available: {', '.join(DISCIPLINES)}")
 
 
-def _check_method(method: str) -> None:
-    if method not in METHODS:
-        raise ModelError(f"unknown method {method!r}; available: {', '.join(METHODS)}")
-
-
-def check_stability_fast(model: Model) -> None:
+def check_stability_fast(model: Model, structure: str | None = None) -> None:
     r"""Stability by the cheapest exact route for the model's structure (no-op when symbolic).
 
     ``redundancy:K:D``: one set of each size $k$ ($\lambda\binom kD/\binom KD<k\mu$); nested: the
@@ -73,6 +60,9 @@ def check_stability_fast(model: Model) -> None:
     ----------
     model : Model
         Any rates; symbolic ones are not checked here.
+    structure : str, optional
+        ``"redundancy"`` or ``"nested"`` when the caller knows the model has that structure
+        (:mod:`symq.queries.facts`): the cheap check of that structure; otherwise the unions.
 
     Raises
     ------
@@ -82,7 +72,7 @@ def check_stability_fast(model: Model) -> None:
     Examples
     --------
     >>> from symq import example_model
-    >>> check_stability_fast(example_model("n", {"lambda_2": 2}))
+    >>> check_stability_fast(example_model("n", {"lambda_2": 2}), "nested")
     Traceback (most recent call last):
         ...
     symq.errors.UnstableModelError: unstable: classes {'1', '2'} bring 9/4 but their servers {'1', '2'} serve only 2; lower those arrival rates or raise those service rates
@@ -97,7 +87,7 @@ def check_stability_fast(model: Model) -> None:
         return
     index = {s: j for j, s in enumerate(model.servers)}
     masks = sorted({sum(1 << index[s] for s in v) for v in model.compatibility.values()})
-    if is_symmetric_redundancy(model):
+    if structure == "redundancy":
         K = len(model.servers)
         D = len(next(iter(model.compatibility.values())))
         rate = next(iter(model.arrival_rates.values()))
@@ -106,8 +96,7 @@ def check_stability_fast(model: Model) -> None:
             if not rate * math.comb(k, D) < k * mu:
                 check_union_conditions(model, [(1 << k) - 1])
         return
-    from symq.engines.nested import is_nested
-    if is_nested(model):
+    if structure == "nested":
         check_union_conditions(model, masks)
         return
     sets = unions(masks, limit=_MAX_UNION_CHECK)
@@ -117,50 +106,12 @@ def check_stability_fast(model: Model) -> None:
     check_union_conditions(model, sets)
 
 
-def structure_route(model: Model, discipline: str) -> str:
-    """The structural route the model's structure picks (the name of a row of
-    :data:`symq.queries.routes.ROUTES`): ``components`` for a disconnected graph, then
-    ``redundancy``, ``nested`` and ``ring`` (collaborative), else ``subset-dp``. The route table
-    calls it for its structural rows; :func:`values` with ``method="auto"`` too, for the
-    engines that call each other.
-
-    Parameters
-    ----------
-    model : Model
-        Its structure decides.
-    discipline : str
-        ``"collaborative"``, ``"alis"`` or ``"rais"`` (nested and ring are collaborative only).
-
-    Returns
-    -------
-    str
-        ``"components"``, ``"redundancy"``, ``"nested"``, ``"ring"`` or ``"subset-dp"``.
-
-    Examples
-    --------
-    >>> from symq import model
-    >>> structure_route(model("ring:4"), "collaborative"), structure_route(model("ring:4"), "alis")
-    ('ring', 'subset-dp')
-
-    Running time: O(J M) plus the component search.
-    """
-    if len(components(model)) > 1:
-        return "components"
-    if is_symmetric_redundancy(model):
-        return "redundancy"
-    from symq.engines.nested import is_nested
-    if discipline == "collaborative" and is_nested(model):
-        return "nested"
-    from symq.engines.normalization.ring import is_ring
-    if discipline == "collaborative" and is_ring(model):
-        return "ring"
-    return "subset-dp"
-
-
 def values(model: Model, discipline: str = "collaborative", per_class: bool = False,
-           method: str = "auto", field: Any = None, idle: bool = True
+           field: Any = None, idle: bool = True, *, method: str = "subset-dp"
            ) -> tuple[dict[str, Any], Any]:
-    r"""All normalization values of ``model`` by one algorithm: the single dispatch on structure.
+    r"""All normalization values of ``model`` by the general subset DP of the discipline
+    ([GR20]_ Thm 3.3 collaborative, Thm 3.9 ALIS, Thm 3.10 RAIS), whatever the model's
+    structure (the route table runs the structural algorithms where they are cheaper).
 
     Parameters
     ----------
@@ -168,13 +119,12 @@ def values(model: Model, discipline: str = "collaborative", per_class: bool = Fa
     discipline : ``"collaborative"``, ``"alis"`` or ``"rais"``
     per_class : bool
         Also compute the mean numbers ``"L"``.
-    method : str
-        One of :data:`METHODS` (module docstring).
     field : optional
-        The arithmetic of the subset DPs (default exact; :mod:`symq.engines.normalization.certified`
-        passes balls). Routes that have no use for it (nested, server removal) return sympy.
+        The arithmetic of the DP (default exact; the certified route passes balls).
     idle : bool
-        Also the idle probabilities (the subset DPs leave ``"idle"`` as ``None`` otherwise).
+        Also the idle probabilities (``"idle"`` is ``None`` otherwise).
+    method : str
+        ``"subset-dp"`` only (the one algorithm here; other routes: ``symq.solve(method=...)``).
 
     Returns
     -------
@@ -185,13 +135,11 @@ def values(model: Model, discipline: str = "collaborative", per_class: bool = Fa
     Raises
     ------
     ModelError
-        An unknown discipline or method, a model without classes, a structured method that does
-        not apply.
+        An unknown discipline or method, a model without classes.
     UnstableModelError
         Numeric rates that violate $\lambda(A) < \mu(S(A))$.
     UnsupportedError
-        Numeric rates that are not rational; ``"server-removal"`` for a noncollaborative
-        discipline.
+        Numeric rates that are not rational.
 
     Examples
     --------
@@ -200,44 +148,46 @@ def values(model: Model, discipline: str = "collaborative", per_class: bool = Fa
     >>> out["empty"], field is None
     (663/1216, False)
 
-    Running time: that of the chosen algorithm (see its module).
+    Running time: collaborative O(U (M + J)) for U unions of class server sets; ALIS and RAIS
+    O(2^M M) (RAIS mean numbers O(J 2^M M)).
     """
     _check_discipline(discipline)
-    _check_method(method)
+    if method != "subset-dp":
+        raise ModelError(f"method {method!r}: the engines run the general subset DP only; choose "
+                         "a route with symq.solve(..., method=NAME) (symq routes lists them)")
     if model.is_empty:
         raise ModelError("the model has no class; give it at least one class and server")
     check_stability_fast(model)
-    if method == "auto":
-        method = structure_route(model, discipline)
-    if method == "components":
-        return _component_values(model, discipline, per_class, field, idle)
-    if method == "redundancy":
-        if not is_symmetric_redundancy(model):
-            raise ModelError("method 'redundancy' needs a redundancy:K:D model (every D-subset "
-                             "of the servers one class, equal rates); use method='auto'")
-        out = redundancy_values(model, discipline, per_class, field)
-        return out, out["arith"]
-    if method == "nested":
-        from symq.engines.nested import is_nested, nested_means
-        if discipline != "collaborative" or not is_nested(model):
-            raise ModelError("method 'nested' needs a nested model and the collaborative "
-                             "discipline; use method='auto'")
-        return nested_means(model), None
-    if method == "ring":
-        from symq.engines.normalization.ring import is_ring, ring_values
-        if discipline != "collaborative" or not is_ring(model):
-            raise ModelError("method 'ring' needs a ring (class i compatible with servers i and "
-                             "i+1 mod M) and the collaborative discipline; use method='auto'")
-        out = ring_values(model, per_class, field)
-        return out, out["arith"]
-    if method == "server-removal":
-        if discipline != "collaborative":
-            raise UnsupportedError("method 'server-removal' is the collaborative recursion of "
-                                   "Prop 6.2; use method='subset-dp' for ALIS and RAIS")
-        return _server_removal_values(model, per_class), None
     graph = SubsetGraph(model, field)
     dp = {"collaborative": collaborative_values, "alis": alis_values, "rais": rais_values}
     return dp[discipline](graph, per_class, idle=idle), graph.arith
+
+
+def server_removal_values(model: Model, per_class: bool) -> dict[str, Any]:
+    r"""The collaborative values by the server-removal recursion over class sets ([GR20]_
+    Prop 6.2, corrected Prop 6.3): the plain second route of the subset DP.
+
+    Parameters
+    ----------
+    model : Model
+    per_class : bool
+        Also the mean numbers.
+
+    Returns
+    -------
+    dict
+        ``{"G", "empty", "idle", "L"}`` (sympy values).
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> server_removal_values(example_model("n"), True)["L"]["1"]
+    5/14
+
+    Running time: O(2^J J) memoized class sets.
+    """
+    check_stability_fast(model)
+    return _server_removal_values(model, per_class)
 
 
 def _server_removal_values(model: Model, per_class: bool) -> dict[str, Any]:
@@ -253,33 +203,6 @@ def _server_removal_values(model: Model, per_class: bool) -> dict[str, Any]:
     return out
 
 
-def _component_values(model: Model, discipline: str, per_class: bool, field: Any, idle: bool
-                      ) -> tuple[dict[str, Any], Any]:
-    parts = [values(part, discipline, per_class, "auto", field, idle)
-             for part in components(model)]
-    if field is not None:  # keep the caller's field; exact parts (nested) enter it once
-        one = field.one
-
-        def conv(v, arith):
-            return v if arith is field else field.value(_as_expr(v, arith))
-    else:
-        one, conv = sympy.Integer(1), _as_expr
-    out: dict[str, Any] = {"G": one, "empty": one, "idle": {}, "L": {}}
-    for part, arith in parts:
-        out["G"] = out["G"] * conv(part["G"], arith)
-        out["empty"] = out["empty"] * conv(part["empty"], arith)
-        if part["idle"] is not None:
-            out["idle"].update({s: conv(v, arith) for s, v in part["idle"].items()})
-        if per_class:
-            out["L"].update({c: conv(v, arith) for c, v in part["L"].items()})
-    out["idle"] = {s: out["idle"][s] for s in model.servers} if idle else None
-    if per_class:
-        out["L"] = {c: out["L"][c] for c in model.classes}
-    if field is None and not is_numeric(model):
-        out["G"], out["empty"] = sympy.factor(out["G"]), sympy.factor(out["empty"])
-    return out, field
-
-
 def _as_expr(value: Any, arith) -> sympy.Expr:
     if arith is None:
         value = sympy.sympify(value)
@@ -291,7 +214,7 @@ def _total(parts, arith) -> Any:
     return sum(parts, arith.zero) if arith is not None else sympy.Add(*parts)
 
 
-def empty_probability(model: Model, discipline: str = "collaborative", method: str = "auto"
+def empty_probability(model: Model, discipline: str = "collaborative"
                       ) -> sympy.Expr:
     r"""Probability that no job is in the system, exact.
 
@@ -300,9 +223,6 @@ def empty_probability(model: Model, discipline: str = "collaborative", method: s
     model : Model
         Rational or symbolic rates.
     discipline : ``"collaborative"``, ``"alis"`` or ``"rais"``
-    method : str
-        ``"auto"`` (by structure), ``"subset-dp"``, ``"server-removal"`` (collaborative),
-        ``"redundancy"``, ``"nested"``, ``"components"`` (module docstring).
 
     Returns
     -------
@@ -312,7 +232,7 @@ def empty_probability(model: Model, discipline: str = "collaborative", method: s
     Raises
     ------
     ModelError
-        An unknown discipline or method, a model without classes.
+        An unknown discipline, a model without classes.
     UnstableModelError
         Numeric rates that violate $\lambda(A) < \mu(S(A))$.
     UnsupportedError
@@ -328,11 +248,11 @@ def empty_probability(model: Model, discipline: str = "collaborative", method: s
     Running time: collaborative O(U (M + J)) for U unions of class server sets; ALIS and RAIS
     O(2^M M) (each component separately when the graph is disconnected).
     """
-    out, arith = values(model, discipline, method=method, idle=False)
+    out, arith = values(model, discipline, idle=False)
     return _as_expr(out["empty"], arith)
 
 
-def normalizing_constant(model: Model, discipline: str = "collaborative", method: str = "auto"
+def normalizing_constant(model: Model, discipline: str = "collaborative"
                          ) -> sympy.Expr:
     r"""$G$ with $\pi(\text{state})=\text{product-form term}/G$.
 
@@ -342,7 +262,7 @@ def normalizing_constant(model: Model, discipline: str = "collaborative", method
 
     Parameters
     ----------
-    model, discipline, method
+    model, discipline
         As :func:`empty_probability`; ``discipline`` also picks which $G$ (above).
 
     Returns
@@ -363,18 +283,18 @@ def normalizing_constant(model: Model, discipline: str = "collaborative", method
 
     Running time: as :func:`empty_probability`.
     """
-    out, arith = values(model, discipline, method=method, idle=False)
+    out, arith = values(model, discipline, idle=False)
     return _as_expr(out["G"], arith)
 
 
-def server_idle_probability(model: Model, discipline: str = "collaborative", method: str = "auto"
+def server_idle_probability(model: Model, discipline: str = "collaborative"
                             ) -> dict[str, Any]:
     r"""``{"per_server": {server: P(server idle)}}`` (collaborative: Prop 6.2's
     $\psi_k=\pi(\emptyset)/\pi_{\vdash k}(\emptyset)$).
 
     Parameters
     ----------
-    model, discipline, method
+    model, discipline
         As :func:`empty_probability` (the server-removal route gives Prop 6.2 itself).
 
     Returns
@@ -396,11 +316,11 @@ def server_idle_probability(model: Model, discipline: str = "collaborative", met
     Running time: as :func:`empty_probability`, with the idle tables of the DP (O(2^M M) for
     ALIS/RAIS).
     """
-    out, arith = values(model, discipline, method=method)
+    out, arith = values(model, discipline)
     return {"per_server": {s: _as_expr(v, arith) for s, v in out["idle"].items()}}
 
 
-def mean_number(model: Model, discipline: str = "collaborative", method: str = "auto"
+def mean_number(model: Model, discipline: str = "collaborative"
                 ) -> dict[str, Any]:
     r"""Mean number of jobs in the system, ``{"total": L, "per_class": {class: L_c}}``
     (collaborative: corrected [GR20]_ Prop 6.3; ALIS/RAIS: in queue plus in service by the
@@ -408,7 +328,7 @@ def mean_number(model: Model, discipline: str = "collaborative", method: str = "
 
     Parameters
     ----------
-    model, discipline, method
+    model, discipline
         As :func:`empty_probability`; ``"nested"`` uses the closed forms of Thm 4.5.
 
     Returns
@@ -430,18 +350,18 @@ def mean_number(model: Model, discipline: str = "collaborative", method: str = "
 
     Running time: collaborative O(U J); ALIS O(2^M M + U J); RAIS O(J 2^M M).
     """
-    out, arith = values(model, discipline, per_class=True, method=method, idle=False)
+    out, arith = values(model, discipline, per_class=True, idle=False)
     per_class = {c: _as_expr(v, arith) for c, v in out["L"].items()}
     return {"total": _as_expr(_total(out["L"].values(), arith), arith), "per_class": per_class}
 
 
-def mean_response_time(model: Model, discipline: str = "collaborative", method: str = "auto"
+def mean_response_time(model: Model, discipline: str = "collaborative"
                        ) -> dict[str, Any]:
     r"""Mean time in system by Little's law: $T_c=L_c/\lambda_c$, overall $T=L/\lambda$.
 
     Parameters
     ----------
-    model, discipline, method
+    model, discipline
         As for :func:`mean_number`, whose values are divided by the arrival rates.
 
     Returns
@@ -462,7 +382,7 @@ def mean_response_time(model: Model, discipline: str = "collaborative", method: 
 
     Running time: that of :func:`mean_number`, plus J divisions.
     """
-    out, arith = values(model, discipline, per_class=True, method=method, idle=False)
+    out, arith = values(model, discipline, per_class=True, idle=False)
     lam = model.arrival_rates
     if arith is None:
         per_class = {c: _as_expr(sympy.sympify(v) / lam[c], None) for c, v in out["L"].items()}

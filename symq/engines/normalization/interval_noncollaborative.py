@@ -35,7 +35,7 @@ from symq.arithmetic.interval import Interval, interval_sum, merge_components
 from symq.engines.normalization.interval_collaborative import exact_cover_bounds, union_edges
 from symq.engines.normalization.subsets import SubsetGraph
 
-__all__ = ["noncollaborative_bounds", "noncollaborative_intervals", "idle_weight_bounds"]
+__all__ = ["noncollaborative_bounds", "idle_weight_bounds"]
 
 #: at most this many servers per component (2^M integers per table)
 MAX_SERVERS = 26
@@ -299,7 +299,7 @@ def _runs(graph: SubsetGraph, bits: int, h_lo: list[int], h_hi: list[int], per_c
             out["idle"] = [(int(terms.reshape(-1, 2, 1 << j)[:, 1, :].sum()), e_w + h_exp)
                            for j in range(size)]
         if per_class:
-            out["L"] = _mean_sums(graph, edges, xs, h_arr, h_exp, e_w, omega,
+            out["L"] = _mean_sums(graph, edges, xs, h_arr, h_exp, e_w, omega[full ^ xs],
                                   [(d[side], e_w + e_z) for d in direct], side == 1)
         outs.append(out)
     return outs[0], outs[1]
@@ -343,9 +343,11 @@ def _arrival_terms(graph: SubsetGraph, wr_lo, wr_hi, z_lo, z_hi) -> list[tuple[A
     return out
 
 
-def _mean_sums(graph, edges, xs, h_arr, h_exp, e_w, omega, direct, up):
+def _mean_sums(graph, edges, xs, h_arr, h_exp, e_w, omega_at, direct, up):
     r"""Per class, the bracket of $L_c$ (module docstring) as pairs ``(value, exponent)``: the
-    union sums of this run, and ``direct`` (:func:`_arrival_terms` of this run)."""
+    union sums of this run, and ``direct`` (:func:`_arrival_terms` of this run). ``omega_at``
+    holds $\Omega(\mathcal M\setminus X)$ for the unions $X$ of ``xs``, in units
+    ``2**e_w``."""
     np = _np()
     size, full, scale = graph.size, graph.full, graph.scale
     lam = np.array(edges.lam_int, dtype=object)
@@ -358,7 +360,7 @@ def _mean_sums(graph, edges, xs, h_arr, h_exp, e_w, omega, direct, up):
     size_of = edges.size_of
     starts = np.searchsorted(size_of, np.arange(size + 2))
     e_starts = np.searchsorted(s_src, starts)
-    tail = omega[full ^ xs] * scale
+    tail = omega_at * scale
     p = np.zeros(n, dtype=object)
     lam_e = lam[s_cls]
     for k in range(size, -1, -1):
@@ -394,8 +396,75 @@ def _mean_sums(graph, edges, xs, h_arr, h_exp, e_w, omega, direct, up):
     return out
 
 
+def compiled_route(graph: SubsetGraph) -> bool:
+    r"""Whether the compiled limb kernels (:mod:`symq.engines.normalization.limbs`) take this
+    graph: numba importable and every multiplier and divisor of the layer DPs (the integer
+    service rates $\mu_js$ and arrival sums $L_s(X)\le\sum_c\lambda_cs$) below $2^{31}$.
+
+    >>> from symq import example_model
+    >>> compiled_route(SubsetGraph(example_model("n")))
+    True
+    """
+    from symq.engines.normalization import limbs
+    return (graph.scale is not None and limbs.available() and graph.size >= 1
+            and max(graph.mu_int) < limbs.MAX_FACTOR and sum(graph.lam_int) < limbs.MAX_FACTOR)
+
+
+def _compiled_run(graph: SubsetGraph, bits: int, h: list[int], up: bool, per_class: bool,
+                  idle: bool) -> dict[str, Any]:
+    r"""One directed run (floor if ``up`` is false) of the ALIS/RAIS sums on the compiled limb
+    kernels: the same quantities as one side of :func:`_runs` (``(value, exponent)`` pairs),
+    computed as in docs/howto-digits.md with the service rates as multipliers of the layer
+    DPs (no reduced tables): $W$ by :func:`~symq.engines.normalization.limbs.forward_weights`,
+    $\Omega=\zeta W$ on a table brought to one exponent by exact shifts (only its values at the
+    complements of the unions are kept), $\hat H=\zeta H$, the mean numbers' table
+    $Z(Q)=\frac1{L_s(Q)}(\hat H(\mathcal M\setminus Q)+\sum_{t\notin Q}(\mu_ts)Z(Q\cup t))$
+    by :func:`~symq.engines.normalization.limbs.backward_weights`; sums across layers are exact
+    per layer and combined here with their exponents. Tables are freed as soon as a pass no
+    longer needs them (at most three $2^M$ tables at once)."""
+    np = _np()
+    from symq.engines.normalization import limbs
+    size, full = graph.size, graph.full
+    edges = union_edges(graph)
+    xs = np.array(edges.order, dtype=np.int64)
+    n = len(xs)
+    h_exp = -bits
+    w, we = limbs.forward_weights(size, bits, up, graph.mu_int, graph.masks, graph.lam_int)
+    e_w = int(we[size])
+    out: dict[str, Any] = {"W": (limbs.from_limbs(w[full])[0], e_w)}
+    wide, e_om = limbs.common_table(w, we, size)
+    limbs.zeta(wide, size)
+    omega_rows = np.ascontiguousarray(wide[full ^ xs])
+    del wide
+    h_rows = limbs.to_limbs(h, limbs.limbs_for(max(h).bit_length() + size + 2))
+    everything = np.arange(n, dtype=np.int64)
+    out["G"] = (limbs.dot_rows(h_rows, everything, omega_rows, everything), e_om + h_exp)
+    if idle or per_class:
+        hat = limbs.place(h_rows, xs, 1 << size)
+        limbs.zeta(hat, size)
+        if idle:
+            sums = limbs.layer_products(w, hat, size)
+            out["idle"] = [(sum(_frac(v, int(we[k])) for k, v in enumerate(row)), h_exp)
+                           for row in sums]
+        if per_class:
+            z, ze = limbs.backward_weights(size, bits, up, graph.mu_int, graph.masks,
+                                           graph.lam_int, hat, h_exp)
+            del hat
+            direct = []
+            for m in graph.masks:
+                per_layer = limbs.class_arrival_sums(w, z, size, m)
+                total = sum(_frac(v, int(we[k]) + int(ze[k + 1]))
+                            for k, v in enumerate(per_layer) if v)
+                direct.append((total * graph.scale, 0))
+            del z
+            omega_at = np.array(limbs.from_limbs(omega_rows), dtype=object)
+            out["L"] = _mean_sums(graph, edges, xs, np.array(h, dtype=object), h_exp, e_om,
+                                  omega_at, direct, up)
+    return out
+
+
 def noncollaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = False,
-                            idle: bool = False) -> dict[str, Any]:
+                            idle: bool = False, kernel: str = "auto") -> dict[str, Any]:
     r"""Rigorous :class:`~symq.arithmetic.interval.Interval` enclosures of the ALIS and RAIS
     quantities of a connected numeric model from one floor run and one ceil run at ``bits``
     bits (module docstring).
@@ -409,6 +478,9 @@ def noncollaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = Fal
         problem.
     per_class, idle : bool
         Also the mean numbers ``"L"`` (and ``"L_total"``) / the idle probabilities.
+    kernel : ``"auto"``, ``"compiled"`` or ``"python"``
+        The compiled limb kernels (:func:`compiled_route` decides under ``"auto"``) or the
+        Python-integer kernels (the second route of the tests).
 
     Returns
     -------
@@ -440,7 +512,11 @@ def noncollaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = Fal
         raise UnsupportedError(f"the fixed-point ALIS/RAIS route stops at {MAX_SERVERS} servers "
                                f"per component (2^M tables); this one has {graph.size}")
     _, h_lo, h_hi = exact_cover_bounds(graph, bits)
-    lo, hi = _runs(graph, bits, h_lo, h_hi, per_class, idle)
+    if kernel == "compiled" or (kernel == "auto" and compiled_route(graph)):
+        lo = _compiled_run(graph, bits, h_lo, False, per_class, idle)
+        hi = _compiled_run(graph, bits, h_hi, True, per_class, idle)
+    else:
+        lo, hi = _runs(graph, bits, h_lo, h_hi, per_class, idle)
 
     def pair(a, b):
         return _frac(*a), _frac(*b)
@@ -461,72 +537,3 @@ def noncollaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = Fal
                                    rate * (_frac(*qb) + _frac(*db)) / g_lo)
         out["L_total"] = interval_sum(out["L"].values())
     return out
-
-
-def noncollaborative_intervals(model, discipline: str, per_class: bool, idle: bool, bits: int,
-                               method: str = "auto", graphs: dict | None = None
-                               ) -> dict[str, Any]:
-    r"""Interval enclosures of the values of :func:`symq.engines.normalization.entry.values` for the
-    ALIS or RAIS discipline at ``bits`` bits: :func:`noncollaborative_bounds` on each connected
-    component that the general DP handles, the exact route on structured ones
-    (``redundancy:K:D``, cheap), combined as the exact route combines them ($\pi(\emptyset)$
-    and $G$ are products over the components; idle probabilities and mean numbers are those of
-    the server's or class's own component).
-
-    Parameters
-    ----------
-    model : Model
-        Numeric, stable.
-    discipline : ``"alis"`` or ``"rais"``
-        Only ``"G"`` depends on it ($G_{\rm ALIS}$ or $G_{\rm RAIS}=1/\pi(\emptyset)$).
-    per_class, idle : bool
-        Also the mean numbers ``"L"`` and ``"L_total"`` / the idle probabilities.
-    bits : int
-        Fixed-point bits.
-    method : str
-        ``"subset-dp"`` runs the kernels on the whole model; otherwise components first.
-    graphs : dict, optional
-        Caches the :class:`SubsetGraph` of each component between precision raises.
-
-    Returns
-    -------
-    dict
-        ``{"G", "empty", "idle", "L", "L_total"}`` as :class:`Interval` objects.
-
-    Examples
-    --------
-    >>> from symq import model
-    >>> w = model("w").substitute({"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4",
-    ...                            "mu_1": "1", "mu_2": "4/5"})
-    >>> noncollaborative_intervals(w, "rais", True, False, 80)["L"]["3"].certify(15)
-    '0.301353744939271'
-
-    Running time: that of :func:`noncollaborative_bounds` on the largest component.
-    """
-    from symq.arithmetic.exact import to_fraction
-    from symq.engines.normalization.entry import structure_route, values
-    from symq.engines.normalization.structured import components
-
-    graphs = {} if graphs is None else graphs
-    parts = [model] if method == "subset-dp" else components(model)
-    key = "G_alis" if discipline == "alis" else "G_rais"
-    results = []
-    for k, part in enumerate(parts):
-        if method == "subset-dp" or structure_route(part, discipline) == "subset-dp":
-            if k not in graphs:
-                graphs[k] = SubsetGraph(part)
-            res = noncollaborative_bounds(graphs[k], bits, per_class, idle)
-            res["G"] = res[key]
-        else:
-            raw, _ = values(part, discipline, per_class, "auto", idle=idle)
-
-            def point(v):
-                f = to_fraction(v)
-                return Interval(f, f)
-            res = {"G": point(raw["G"]), "empty": point(raw["empty"]),
-                   "idle": None if raw["idle"] is None else
-                   {s: point(v) for s, v in raw["idle"].items()}}
-            if per_class:
-                res["L"] = {c: point(v) for c, v in raw["L"].items()}
-        results.append(res)
-    return merge_components(model, results, per_class, idle)

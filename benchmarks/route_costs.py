@@ -1,0 +1,121 @@
+"""Calibrate the planner: time every applicable (row, arithmetic) pair of the route table on the
+corpus of benchmarks/route_corpus.py (each run in CPU seconds, under a CPU cap), and fit, per
+pair, a start cost and a cost per counted step; write them to symq/queries/route_costs.json, the
+data the planner reads (symq.queries.costs). Run it after a change that makes a route faster or
+slower:
+
+    python benchmarks/route_costs.py            # full corpus, cap 20 s a run
+    python benchmarks/route_costs.py --cap 5    # quicker
+
+It prints every measurement and the fitted constants.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from route_corpus import requests, timed  # noqa: E402
+
+from symq.queries.costs import COSTS_FILE, _scale  # noqa: E402
+from symq.queries.plan import plan  # noqa: E402
+from symq.queries.solve import build_request  # noqa: E402
+
+
+def _clear_caches() -> None:
+    import symq.engines.formulas as formulas
+    for name in ("_BUILT",):
+        cache = getattr(formulas, name, None)
+        if hasattr(cache, "clear"):
+            cache.clear()
+
+
+def measure(cap: float):
+    """``[(pair, work x scale, seconds or None)]`` over the corpus."""
+    rows = []
+    seen = set()
+    for label, model, q, d, vals, exact, form in requests():
+        request = build_request(model, q, d, values=vals, exact=exact, form=form)
+        try:
+            p = plan(request)
+        except Exception as error:  # noqa: BLE001 - a request no row serves
+            print(f"skip {label} {q} {d}: {error}")
+            continue
+        for c in p.candidates:
+            if not c.applies or c.work is None:
+                continue
+            key = (label, q, d, vals is not None, c.route.name, c.arithmetic)
+            if key in seen:
+                continue
+            seen.add(key)
+            fresh = build_request(model, q, d, values=vals, exact=exact, form=form)
+            fresh.extra["evaluate"] = True
+            _clear_caches()
+            try:
+                secs, _ = timed(lambda: c.route.function()(fresh, c.arithmetic), cap)
+            except Exception as error:  # noqa: BLE001 - a route that fails here is not timed
+                print(f"error {label} {q} {d} {c.route.name}/{c.arithmetic}: {error}")
+                continue
+            scaled = c.work * _scale(c.arithmetic, fresh)
+            pair = f"{c.route.name}/{c.arithmetic}"
+            shown = "over cap" if secs is None else f"{secs:.4f} s"
+            print(f"{label:<15} {q:<24} {d:<13} {pair:<26} work {scaled:>12.0f}  {shown}",
+                  flush=True)
+            rows.append((pair, scaled, secs))
+    return rows
+
+
+def fit(rows, cap: float):
+    """Per pair: ``start`` the smallest time seen (at most 20 ms) and ``per_step`` the median of
+    (seconds - start) / work; runs past the cap count as taking the cap."""
+    by_pair: dict[str, list] = {}
+    for pair, work, secs in rows:
+        by_pair.setdefault(pair, []).append((work, cap if secs is None else secs))
+    out = {}
+    for pair, data in sorted(by_pair.items()):
+        start = min(0.02, min(s for _, s in data))
+        ratios = [max(s - start, 1e-6) / max(w, 1.0) for w, s in data]
+        out[pair] = {"start": round(start, 6), "per_step": float(f"{statistics.median(ratios):.4g}"),
+                     "runs": len(data)}
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cap", type=float, default=20.0, help="CPU seconds per run")
+    parser.add_argument("--dry-run", action="store_true", help="print, do not write")
+    args = parser.parse_args(argv)
+    rows = measure(args.cap)
+    constants = fit(rows, args.cap)
+    print("\nfitted constants (row/arithmetic: start s, per step s, runs):")
+    for pair, c in constants.items():
+        print(f"  {pair:<28} {c['start']:.4f}  {c['per_step']:.3e}  {c['runs']}")
+    errors = []
+    for pair, work, secs in rows:
+        if secs is None or secs < 0.01:
+            continue
+        c = constants[pair]
+        predicted = c["start"] + c["per_step"] * work
+        errors.append(max(predicted / secs, secs / predicted))
+    if errors:
+        print(f"\nprediction / measured (runs over 10 ms): median factor "
+              f"{statistics.median(errors):.2f}, worst {max(errors):.1f}, "
+              f"within 10x: {sum(e <= 10 for e in errors)}/{len(errors)}")
+    if not args.dry_run:
+        COSTS_FILE.write_text(json.dumps({
+            "note": "written by benchmarks/route_costs.py; seconds of CPU on the calibration "
+                    "machine (2 cores)", "constants": constants}, indent=1) + "\n",
+            encoding="utf-8")
+        print(f"wrote {COSTS_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
