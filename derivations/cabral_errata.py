@@ -310,9 +310,17 @@ def print_counterexamples():
         queue = uninformed_queue(len(rates), arrival_rate=lam, service_rates=list(rates))
         for label, (pl, pr, tl, tr) in counterexample_values(queue).items():
             ok &= tl == tr or label == "E6'"
+            if label == "E9":
+                shown = dict(printed=f"residual {pl - pr}", true=f"residual {tl - tr}")
+            else:
+                shown = dict(printed=f"left {pl}, right {pr}", true=f"left {tl}, right (corrected) {tr}")
             claim(f"Cab-{label}-{case}", pl == pr,
-                  f"n = {len(rates)}, lambda = {lam}, mu = {rates}: printed {pl} vs {pr}; true "
-                  f"{tl}, corrected {tr}")
+                  f"n = {len(rates)}, lambda = {lam}, mu = {rates}", **shown)
+            if label == "E6" and case == "generic3":
+                # the introduction's "difference between the effective rates of service done by
+                # servers l and m is mu_l P_l - mu_m P_l", against mu_l P_l - mu_m P_m
+                claim("Cab-intro", pl == tl, f"n = 3, lambda = 1, mu = {rates}, l = 1, m = 2",
+                      printed=f"mu_l P_l - mu_m P_l = {pl}", true=f"mu_l P_l - mu_m P_m = {tl}")
     # tied rates and the printed notation: S^-n = {mu_1^-1, ..., mu_n^-1} is a *set* and
     # P(S, k) "the sum of all distinct products of k elements of the set"; read literally (sets
     # of values, distinct values of the products), equal rates collapse and E3, E5 change
@@ -335,10 +343,11 @@ def print_counterexamples():
         true_e5 = sympy.simplify(busy_probability_by_states(queue, l))
         tag = "".join(map(str, rates))
         claim(f"Cab-sets-E3-{tag}", sympy.simplify(printed_e3 - true_e3) == 0,
-              f"n = 3, lambda = 1, mu = {rates}, l = 2, m = 3: E3 with sets of values "
-              f"{sympy.simplify(printed_e3)}, true P_(l,m) = {true_e3}")
+              f"n = 3, lambda = 1, mu = {rates}, l = 2, m = 3, E3 with sets of values",
+              printed=f"P_(l,m) = {sympy.simplify(printed_e3)}", true=f"P_(l,m) = {true_e3}")
         claim(f"Cab-sets-E5-{tag}", sympy.simplify(printed_e5 - true_e5) == 0,
-              f"same, E5 with sets of values {sympy.simplify(printed_e5)}, true P_l = {true_e5}")
+              f"n = 3, lambda = 1, mu = {rates}, l = 2, E5 with sets of values",
+              printed=f"P_l = {sympy.simplify(printed_e5)}", true=f"P_l = {true_e5}")
     # Theorem 2.1 itself in numbers (l faster than m), and at tied rates (P_l = P_m)
     for case, rates in (("generic3", (3, 2, 1)), ("tied3", (1, 1, 1))):
         queue = uninformed_queue(3, arrival_rate=1, service_rates=list(rates))
@@ -402,7 +411,22 @@ def main(argv=None) -> str:
                correction or "-"]
         print(" & ".join(r"\texttt{" + c + "}" if i == 0 else c for i, c in enumerate(row))
               + r" \\" + f"  % {text}")
-        claim(f"Cab-{label}", as_printed, text)
+        shown = {}
+        if not as_printed:  # the printed and true values at n = 3, lambda = 1, mu = (3, 2, 1)
+            example = uninformed_queue(3, arrival_rate=1, service_rates=[3, 2, 1])
+            values = counterexample_values(example)
+            key = label if label in values else label.rstrip("'")
+            pl, pr, tl, tr = values[key if key in values else "E6"]
+            if label == "E9":
+                shown = dict(printed=f"residual of state 2^n - 1: {pl - pr} (n = 3, mu = (3, 2, 1))",
+                             true=f"residual {tl - tr}")
+            elif label in ("E6'", "E8'"):
+                shown = dict(printed=f"right side {values[label.rstrip(chr(39))][1]} (n = 3, mu = (3, 2, 1))",
+                             true=f"left side {tl}")
+            else:
+                shown = dict(printed=f"left {pl}, right {pr} (n = 3, lambda = 1, mu = (3, 2, 1))",
+                             true=f"left {tl}, right (corrected) {tr}")
+        claim(f"Cab-{label}", as_printed, text + ", n = " + ", ".join(map(str, servers)), **shown)
         if fixed is not None:
             claim(f"Cab-{label}-corrected", fixed, correction)
         if not as_printed:

@@ -47,7 +47,7 @@ from symq.studies.uninformed import (balance_failures, check_certificate,  # noq
                              rais_aggregated_weight, rais_product_form_weight,
                              same_rational_function, state_weight, theorem_2_1_certificates,
                              theorem_2_1_differences, uninformed_queue)
-from _verdict import finish
+from _verdict import claim, finish
 
 
 def law_checks(n: int) -> tuple[bool, bool]:
@@ -110,6 +110,7 @@ def main(argv=None) -> str:
     if args.full:
         args.servers = [2, 3, 4, 5, 6]
     ok = True
+    stab = True
     print(r"\section*{Cabral, Theorem 2.1}")
     for n in args.servers:
         start = time.perf_counter()
@@ -118,6 +119,7 @@ def main(argv=None) -> str:
             print(f"% n = {n}: balance equations {'hold' if balance else 'FAIL'}; "
                   f"RAIS product form (Thm 3.10) {'agrees' if rais else 'DISAGREES'}")
             ok = ok and balance and rais
+            stab = stab and balance
         found, total, problems = certificate_checks(n, full_latex=n <= 3)
         for problem in problems:
             print(f"% problem: {problem}")
@@ -129,6 +131,25 @@ def main(argv=None) -> str:
         print(f"% n = {n}: reversed (false) inequalities: {reversed_found} certificates found "
               "(must be 0)")
         ok = ok and reversed_found == 0
+    claim("Cab-Thm", ok, f"sign certificates for every ordered pair, n = "
+          f"{', '.join(map(str, args.servers))}; the reversed inequalities have none")
+    # Cab-third: (mu_m/mu_l) P_m < P_l < P_m is the first two inequalities rearranged: its left
+    # part times mu_l > 0 is mu_l P_l - mu_m P_m > 0, its right part is P_m - P_l > 0
+    p_l, p_m, mu_l, mu_m = sympy.symbols("P_l P_m mu_l mu_m", positive=True)
+    third = (sympy.expand(mu_l * (p_l - mu_m / mu_l * p_m) - (mu_l * p_l - mu_m * p_m)) == 0)
+    claim("Cab-third", third and ok, "mu_l (P_l - (mu_m/mu_l) P_m) = mu_l P_l - mu_m P_m "
+          "identically, and the two inequalities hold (Cab-Thm)")
+    # Cab-stab: the law exists for 0 < lambda < mu^n: with every server busy the weights are
+    # geometric in the queue length with ratio lambda/mu^n (the cut equations), so the
+    # normalizing sum is finite iff lambda < mu^n, and the law satisfies the balance equations
+    for n in [k for k in args.servers if k <= 4]:
+        queue = uninformed_queue(n)
+        everyone = list(queue.servers)
+        ratios = {sympy.cancel(state_weight(queue, everyone, q + 1) / state_weight(queue, everyone, q))
+                  for q in range(3)}
+        stab = stab and ratios == {sympy.cancel(queue.arrival_rate / queue.total_rate)}
+    claim("Cab-stab", stab, "tail ratio p(all busy, q+1)/p(all busy, q) = lambda/mu^n for q = 0, 1, "
+          "2 (symbolic), so the law normalizes iff lambda < mu^n; balance equations hold")
     return finish(ok)
 
 

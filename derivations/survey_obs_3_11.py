@@ -26,7 +26,7 @@ import symq
 from symq.engines import ctmc
 
 from _survey_common import Rates, noncollaborative_law
-from _verdict import finish
+from _verdict import claim, finish
 
 RATES = {
     "n": {"lambda_1": "1/4", "lambda_2": "1/3", "mu_1": 1, "mu_2": "1/2"},
@@ -104,6 +104,9 @@ def main() -> str:
             same = all(coupled_segment(rates, rng, discipline) for _ in range(500))
             print(f"% {name}, {discipline}: 500 coupled segments, queue = collaborative |-I: {same}")
             ok &= same
+    claim("Obs3.11", ok, "500 coupled sample-path segments per model and discipline: the job "
+          "queue = the collaborative system without the idle servers")
+    nc_ok, nc_shown = True, []
     print(r"\pi^{ALIS}(\vec c_n \mid \text{idle set } I) = \pi^C_{\vdash I}(\vec c_n)")
     for name in ("w", "ring:3"):
         m = symq.model(name).substitute(RATES[name])
@@ -124,8 +127,21 @@ def main() -> str:
             target = ctmc.truncated_stationary(reduced, "collaborative", 2, exact=True)
             checks.append({q: p / total for q, p in part.items()} == target)
         print(f"% {name}: {len(law)} states, {len(by_idle)} idle sets, exact equality: {all(checks)}")
+        # S6-nc: given all servers busy, the mean number of class-i jobs waiting (not in
+        # service) in the noncollaborative model = the collaborative mean L_i (same truncation)
+        busy = by_idle.get(frozenset(), {})
+        total = sum(busy.values(), Fraction(0))
+        target = ctmc.truncated_stationary(m, "collaborative", 2, exact=True)
+        for i in m.classes:
+            waiting_mean = sum((p * q.count(i) for q, p in busy.items()), Fraction(0)) / total
+            collab_mean = sum((p * q.count(i) for q, p in target.items()), Fraction(0))
+            nc_ok &= waiting_mean == collab_mean
+            nc_shown.append(f"{name} class {i}: {waiting_mean}")
         ok &= all(checks)
-    return finish(ok)
+    claim("S6-nc", nc_ok, "ALIS chains cut at 2 waiting jobs, given no idle server: mean number "
+          "of class-i jobs waiting = mean number in the collaborative chain with the same cut ("
+          + ", ".join(nc_shown[:3]) + ", ...)")
+    return finish(ok and nc_ok)
 
 
 if __name__ == "__main__":

@@ -27,13 +27,13 @@ import sympy
 from symq.engines import ctmc
 
 from _survey_common import flexible_examples, frac
-from _verdict import finish
+from _verdict import claim, finish
 
 CAP = {"n": 5, "w": 4, "nested": 3, "ring:3+J": 3}
 
 
 def main() -> str:
-    ok = True
+    ok = after_ok = True
     lam, mu, m = sympy.symbols("lambda mu m", positive=True)
     series = sympy.summation((lam / mu) ** m, (m, 0, sympy.oo))
     print(r"A^{-1} = \sum_{m\ge0}\Big(\frac{\lambda}{\mu}\Big)^m = "
@@ -59,10 +59,27 @@ def main() -> str:
                 ratios.add(p / (reduced[state[:first]] * after))
                 wrong.add(p / (reduced[state[:first]] * slower))
         part_ii = len(ratios) == 1 and len(wrong) > 1
+        # S4-after: pi(c_n, J, a_m) = pi(empty) prod lambda_{c_i}/mu(c_i) lambda_J/mu prod
+        # lambda_{a_k}/mu, the Thm 3.3 form written out (relative to the empty state of the chain)
+        for state, p in full.items():
+            if flexible in state:
+                first = state.index(flexible)
+                value, seen = Fraction(1), set()
+                for c in state[:first]:
+                    seen |= set(model.compatibility[c])
+                    value *= rates[c] / sum(frac(model.service_rates[s]) for s in seen)
+                value *= rates[flexible] / total_mu
+                for c in state[first + 1:]:
+                    value *= rates[c] / total_mu
+                after_ok &= p / full[()] == value
         print(f"% {name} (J = {flexible}, {len(full)} states): (i) {part_i}; (ii)+(iii) one "
               f"constant over the states with a class-J job: {part_ii}")
         ok &= part_i and part_ii
-    return finish(ok)
+    claim("S4-after", after_ok, "every state with a class-J job of the exact truncated chains of "
+          "the models with a fully flexible class: pi(c, J, a)/pi(empty) = the printed product")
+    claim("Thm4.3", ok, "(i) the law without J is pi_{-J}; (ii), (iii) one constant over the "
+          "states with a class-J job, a wrong service rate gives several")
+    return finish(ok and after_ok)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from symq.engines.processes.noncollaborative import canonical_routing, maxflow_r
 
 from _survey_common import (aggregate, busy_and_queue, frac, noncollaborative_law, one_ratio,
                             routing_function)
-from _verdict import finish
+from _verdict import claim, finish
 
 RATES = {
     "n": {"lambda_1": "1/4", "lambda_2": "1/3", "mu_1": 1, "mu_2": "1/2"},
@@ -59,6 +59,9 @@ def main() -> str:
             print(f"% {name}, {label} routing: {len(law)} states, {len(measured)} (b, n) states, "
                   f"proportional to Thm 5.1: {same}")
             ok &= same if "invalid" not in label else not same
+    claim("Thm5.1", ok, f"exact RAIS chains of {', '.join(RATES)} (canonical and max-flow routing) "
+          "aggregated to (b, n): proportional to Thm 5.1; uniform routing on N is not")
+    geom = True
     for name in ("n", "w"):
         m = symq.model(name)
         p_b = busy_order_probability(m)
@@ -77,8 +80,10 @@ def main() -> str:
                 partial = rais_partial_law(m, b, n, normalized=False) * empty
                 good &= sympy.cancel(partial / p_b[b] - geometric) == 0
         print(f"% {name}: pi'(n | b) = prod (1 - alpha_j) alpha_j^n_j symbolically: {good}")
-        ok &= good
-    return finish(ok)
+        geom &= good
+    claim("S5-geom", geom, "N, W symbolically: given b_l, pi'(n | b) = prod_j (1 - alpha(b_j)) "
+          "alpha(b_j)^n_j, every b and n_j <= 1")
+    return finish(ok and geom)
 
 
 if __name__ == "__main__":
