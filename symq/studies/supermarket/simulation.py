@@ -20,7 +20,8 @@ from typing import Any, Mapping, Sequence
 
 import sympy
 
-from symq.errors import ModelError
+from symq.errors import ModelError, TooLargeError
+from symq.models.arguments import check_count, check_real
 from symq.arithmetic.exact import to_fraction
 from symq.display import Displayed, Math
 from symq.display import math as math_cell
@@ -125,6 +126,11 @@ def cluster_tolerance(decomposition: Decomposition, cluster: Cluster, horizon: f
             + 10 / (horizon * float(harmonic)))
 
 
+#: the most events (arrivals and departure epochs of all replications) one simulation draws:
+#: about 10 s of CPU time and 2 GiB of memory
+MAX_EVENTS = 5 * 10 ** 7
+
+
 def simulate_jlw(model: Model, weights: Mapping[str, Any] | None = None, *, horizon: float = 1000,
                  replications: int = 1, seed: int = 0) -> JLWSimulation:
     r"""Simulate the unreflected random walk $\xi$ under JLW with weights $w$ (seeded).
@@ -150,7 +156,10 @@ def simulate_jlw(model: Model, weights: Mapping[str, Any] | None = None, *, hori
     Raises
     ------
     ModelError
-        Symbolic rates, bad weights, a horizon or replication count that is not positive.
+        Symbolic rates, bad weights, a horizon or replication count that is not positive
+        (:class:`~symq.errors.ArgumentTypeError` for one of another type).
+    TooLargeError
+        More than :data:`MAX_EVENTS` events to draw (rates times horizon times replications).
 
     Notes
     -----
@@ -169,11 +178,17 @@ def simulate_jlw(model: Model, weights: Mapping[str, Any] | None = None, *, hori
     if not model.is_numeric:
         missing = ", ".join(sorted(s.name for s in model.symbols))
         raise ModelError(f"simulation needs numeric rates; set {missing} with --set NAME=VALUE")
-    if not horizon > 0:
-        raise ModelError(f"the horizon must be positive, not {horizon!r}")
-    if not isinstance(replications, int) or replications < 1:
-        raise ModelError(f"replications must be a positive integer, not {replications!r}")
+    check_real(horizon, "simulate_jlw(horizon=...)", positive=True)
+    check_count(replications, "simulate_jlw(replications=...)")
+    check_count(seed, "simulate_jlw(seed=...)", low=0)
     weights = parse_weights(model, weights)
+    events = (sum(float(r) for r in model.arrival_rates.values())
+              + sum(float(r) for r in model.service_rates.values())) \
+        * float(min(horizon, 10 ** 300)) * replications
+    if events > MAX_EVENTS:  # each event is a few words of memory and microseconds of work
+        raise TooLargeError(f"too large: simulate_jlw(horizon={horizon!r}, replications="
+                            f"{replications}) draws about {events:.1e} events (limit "
+                            f"{MAX_EVENTS:.0e}); choose a shorter horizon")
     instance = Instance.from_model(model, weights)
     fractions = [to_fraction(weights[j]) for j in model.servers]
     scale = math.lcm(*(w.denominator for w in fractions))
