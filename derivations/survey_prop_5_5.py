@@ -26,7 +26,7 @@ from symq.engines import ctmc
 from symq.engines.aggregated import collaborative_partial_law
 
 from _survey_common import Rates, aggregate, frac, one_ratio
-from _verdict import finish
+from _verdict import claim, finish
 
 RATES = {
     "n": {"lambda_1": "1/4", "lambda_2": "1/3", "mu_1": 1, "mu_2": "1/2"},
@@ -60,6 +60,7 @@ def allowed(rates: Rates, d, corrected: bool) -> bool:
 
 def main() -> str:
     printed_ok = corrected_ok = True
+    shown = None
     print(r"\pi^C{}'((1, 2), (1, 0)) = \pi^C(\emptyset)\,"
           + sympy.latex(collaborative_partial_law(symq.model("w"), ("1", "2"), (1, 0),
                                                   normalized=False)))
@@ -84,11 +85,20 @@ def main() -> str:
                 value *= rates.lam[c] / rates.mu_of(taken)
             print(f"% {name}: d = {d}, n = 0: printed formula {value}, true probability "
                   f"{measured.get((d, (0,) * len(d)), 0)}")
+            if shown is None:
+                shown = (name, d, value, measured.get((d, (0,) * len(d)), 0))
         print(f"% {name}: {len(measured)} (d, n) states, proportional to the formula: {formula}; "
               f"corrected condition = visited sequences: {corrected == visited}; printed condition "
               f"admits never-visited {extra[:3]}{' ...' if len(extra) > 3 else ''}")
         printed_ok &= formula and printed == visited
         corrected_ok &= formula and corrected == visited
+    if shown is None:
+        claim("Prop5.5", printed_ok, "the printed condition admits exactly the visited sequences")
+    else:
+        name, d, value, true = shown
+        claim("Prop5.5", printed_ok, f"{name}: d = {d}, n = 0, admitted by d_i not in d_(i-1); the "
+              f"formula is right on the sequences of the corrected condition: {corrected_ok}",
+              printed=f"pi(d, 0) = {value}", true=f"pi(d, 0) = {true}")
     return finish(printed_ok,
                   correction=("the validity condition must be "
                               "S_{d_i} not inside S(d_1..d_{i-1}), not d_i not in d_{i-1} (d = (3, 1) in W "

@@ -26,7 +26,7 @@ import symq
 from symq.engines.normalization import collaborative_empty_probability, mean_number
 
 from _survey_common import collaborative_law, frac, FLEXIBLE_RATES
-from _verdict import finish
+from _verdict import claim, finish
 
 NUMERIC = {
     "n": FLEXIBLE_RATES["n"][0],
@@ -71,6 +71,7 @@ def recursion(model, printed: bool):
 
 def main() -> str:
     corrected_ok, printed_fails = True, False
+    shown = []
     for name in ("n", "w"):
         m = symq.model(name)
         exact = mean_number(m)
@@ -98,11 +99,17 @@ def main() -> str:
             corrected_ok &= frac(corrected[i]) >= lower
             if frac(printed[i]) < lower:
                 below.append(i)
+                shown.append((f"{name} L_{i}", printed[i], exact["per_class"][i]))
         print(f"% {name} at exact rates: corrected = exact means: {same}; L_i = "
               f"{[str(corrected[i]) for i in m.classes]}; printed {[str(printed[i]) for i in m.classes]}"
               f" is below the exact lower bound for classes {below}")
         corrected_ok &= same
         printed_fails |= bool(below)
+    claim("Prop6.3", not printed_fails, "per-class sum over k in S_i as printed, against the "
+          "exact means and the rigorous lower bound of the truncated law; "
+          + "; ".join(f"{k}: printed {p}, exact {e}" for k, p, e in shown[1:]),
+          printed=f"{shown[0][0]} = {shown[0][1]}" if shown else None,
+          true=f"{shown[0][0]} = {shown[0][2]}" if shown else None)
     return finish(not printed_fails and corrected_ok,
                   correction=("the per-class sum runs over the "
                               "servers k not in S_i (S-bar_i), not k in S_i; the total-L form is right"),

@@ -52,8 +52,9 @@ def cases(label: str, rates: dict) -> tuple[bool, bool]:
         claim(f"S3.7-rec-{label}", True)
         return True, cond and norm
     c, printed, true, corrected = worst
-    claim(f"S3.7-rec-{label}", False, f"state {c}: printed lambda/mu pi^C(prefix) = {printed}, "
-          f"true pi^CT = {true}, corrected lambda/mu pi^CT(prefix) = {corrected}")
+    claim(f"S3.7-rec-{label}", False, f"W, total cap 2, state {c}: corrected lambda/mu "
+          f"pi^CT(prefix) = {corrected}",
+          printed=f"lambda/mu pi^C(prefix) = {printed}", true=f"pi^CT{c} = {true}")
     return False, cond and norm and corrected == true
 
 

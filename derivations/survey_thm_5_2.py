@@ -26,7 +26,7 @@ import symq
 from symq.engines.aggregated import alis_partial_law
 
 from _survey_common import Rates, aggregate, busy_and_queue, frac, noncollaborative_law, one_ratio
-from _verdict import finish
+from _verdict import ambiguous, finish
 
 RATES = {
     "w": {"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4", "mu_1": 1, "mu_2": "4/5"},
@@ -56,6 +56,7 @@ def forms(rates: Rates, idle, busy, queue) -> tuple[Fraction, Fraction]:
 
 def main() -> str:
     printed_ok = corrected_ok = True
+    proportional_all = True
     print(r"\pi^{ALIS}{}'((2), (1), (1)) = \pi^{ALIS}(\emptyset,\emptyset)\,"
           + sympy.latex(alis_partial_law(symq.model("w"), ("2",), ("1",), (1,), normalized=False)))
     for name, values in RATES.items():
@@ -76,7 +77,14 @@ def main() -> str:
               f"corrected form: {corrected} (= symq.engines.aggregated.alis_partial_law: {library}); idle order "
               f"reversed: {reversed_ok}")
         printed_ok &= printed
+        proportional_all &= proportional
         corrected_ok &= corrected and library and not reversed_ok
+    ambiguous("Thm5.2", {"pi^ALIS(0, 0) a free normalizing constant (proportional)": proportional_all,
+                         "pi^ALIS(0, 0) the constant of Thm 3.9": printed_ok},
+              "the printed form up to a free normalizing constant, alpha(R(b_j)) read "
+              "alpha(b_j) = lambda(R(b_j))/mu(b_j)", proportional_all,
+              f"exact ALIS chains of {', '.join(RATES)}; the form with the numerators mu_(b_j), "
+              f"mu_(s_j) restored has Thm 3.9's constant: {corrected_ok}")
     return finish(printed_ok and corrected_ok,
                   correction=("restore the numerators mu_{b_j} "
                               "and mu_{s_j} (the printed form is off by the factor prod_m mu_m) and read "
