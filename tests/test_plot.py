@@ -28,6 +28,9 @@ CASES = {
                "--max-levels", "2"],
     "response-time-survival": ["w", "response-time-survival", "--discipline", "alis", *W],
     "waiting-time-survival": ["w", "waiting-time-survival", "--discipline", "alis", *W],
+    "disciplines": ["w", "disciplines", *W, "--points", "3"],
+    "elasticities": ["w", "elasticities", *W, "--discipline", "alis"],
+    "response-time-load": ["w", "response-time-load", *W, "--points", "3"],
 }
 
 

@@ -63,12 +63,13 @@ def draw(model: Model, weights: Sequence[str] = ()) -> Picture:
     bipartite(left, model, colours, "neighbourhoods", "stations")
     names = [f"$C_{k}$" for k in range(1, len(d.clusters) + 1)]
     numeric = all(not c.drift.free_symbols for c in d.clusters)
-    if numeric:
+    # a drift past the float range (a weight of 4,000 digits) is written, not drawn as a bar
+    if numeric and all(abs(c.drift) < sympy.Float("1e300") for c in d.clusters):
         values = [float(c.drift) for c in d.clusters]
         right.barh(range(len(values)), values, color=[palette(k % 10) for k in range(len(values))])
         right.axvline(0, color="black", lw=1)
         for k, (c, v) in enumerate(zip(d.clusters, values)):
-            right.text(v, k, f" ${sympy.latex(c.drift)}$ ", va="center",
+            right.text(v, k, f" {_short(c.drift)} ", va="center",
                        ha="left" if v >= 0 else "right", fontsize=9)
         right.set_yticks(range(len(values)), names)
         right.invert_yaxis()
@@ -81,7 +82,7 @@ def draw(model: Model, weights: Sequence[str] = ()) -> Picture:
     else:
         right.axis("off")
         for k, c in enumerate(d.clusters):
-            right.text(0, 1 - 0.12 * (k + 1), f"{names[k]}: $V_{k + 1} = {sympy.latex(c.drift)}$",
+            right.text(0, 1 - 0.12 * (k + 1), f"{names[k]}: $V_{k + 1} =$ {_short(c.drift)}",
                        transform=right.transAxes, fontsize=10, color=palette(k % 10))
     for k, c in enumerate(d.clusters):
         left.scatter([], [], marker="s", color=palette(k % 10),
@@ -102,6 +103,20 @@ def draw(model: Model, weights: Sequence[str] = ()) -> Picture:
               Curve("cluster of station", "cluster k", "jlw", "station",
                     [(j, k) for k, c in enumerate(d.clusters, 1) for j in c.stations])]
     return Picture(fig, file_stem(label(model), "clusters", **tag), data, curves)
+
+
+def _short(value) -> str:
+    """A drift as mathtext: exact when short, else 6 correct significant digits
+    (``$3.33333\\times10^{3998}$``)."""
+    import sympy
+
+    from symq.arithmetic.numeric import decimal_string
+    text = sympy.latex(value)
+    if len(text) <= 40 or value.free_symbols:
+        return f"${text}$"
+    digits = decimal_string(value, 6)
+    mantissa, _, exponent = digits.partition("e")
+    return f"${mantissa}\\times10^{{{int(exponent)}}}$" if exponent else f"${digits}$"
 
 
 register(PictureKind(

@@ -21,7 +21,6 @@ import sympy
 
 from symq.errors import ModelError, UnsupportedError
 from symq.models.model import Model
-from symq.queries.quantities import derive
 from symq.presentation.pictures import (SHARED_OPTIONS, Curve, Picture, PictureKind, file_stem,
                                         pyplot, rates_title, register, scientific)
 from symq.presentation.pictures._drawing import integer_axis, label
@@ -71,7 +70,8 @@ def number_law(model: Model, max_jobs: int) -> list[sympy.Rational]:
     sets = [frozenset(c) for r in range(len(classes) + 1) for c in itertools.combinations(classes, r)]
     lam_of = {A: model.arrival_rate(A) for A in sets}
     mu_of = {A: model.service_rate(model.servers_of(A)) for A in sets if A}
-    empty = sympy.nsimplify(derive(model, "empty-probability", "collaborative"))
+    from symq.queries.solve import solve
+    empty = sympy.sympify(solve(model, "empty-probability", "collaborative", exact=True).exact)
     g = {frozenset(): sympy.Integer(1)}
     law = [empty]
     for _ in range(max_jobs):
@@ -83,7 +83,7 @@ def number_law(model: Model, max_jobs: int) -> list[sympy.Rational]:
             if total:
                 nxt[A] = total / mu_of[A]
         g = nxt
-        law.append(sympy.nsimplify(empty * sum(g.values())))
+        law.append(empty * sum(g.values(), sympy.Integer(0)))
     return law
 
 

@@ -22,7 +22,7 @@ import sympy
 
 from symq.errors import ModelError
 from symq.models.model import Model
-from symq.queries.quantities import QUANTITIES, derive, flatten_result
+from symq.queries.quantities import QUANTITIES
 from symq.models.stability import stability_report
 from symq.presentation.pictures import (QUANTITY_OPTION, SHARED_OPTIONS, Curve, Picture,
                                         PictureKind, file_stem, pyplot, quantity_name,
@@ -55,9 +55,12 @@ def scaled(model: Model, factor: Any) -> Model:
 
     Running time: O(J).
     """
-    factor = sympy.nsimplify(factor) if not isinstance(factor, sympy.Basic) else factor
-    if isinstance(factor, Fraction):  # pragma: no cover - nsimplify handles it
-        factor = sympy.Rational(factor.numerator, factor.denominator)
+    if isinstance(factor, str):  # read by symq's rate grammar, never sympify
+        from symq.models.rates import parse_value
+        factor = parse_value(factor, "the load factor")
+    elif not isinstance(factor, sympy.Basic):
+        from symq.arithmetic.exact import rational, to_sympy
+        factor = to_sympy(rational(factor, "the load factor"))
     return Model(compatibility=model.compatibility,
                  arrival_rates={i: factor * r for i, r in model.arrival_rates.items()},
                  service_rates=dict(model.service_rates),
@@ -183,6 +186,8 @@ def curve(model: Model, quantity: str = "mean-response-time", discipline: str = 
 
     Running time: ``points`` exact evaluations of the quantity.
     """
+    from symq.arithmetic.numeric import Evaluated
+    from symq.queries.solve import solve
     if quantity not in QUANTITIES:
         raise ModelError(f"unknown quantity {quantity!r}; use one of: {', '.join(QUANTITIES)}")
     if not 1 <= points <= 200:
@@ -191,11 +196,14 @@ def curve(model: Model, quantity: str = "mean-response-time", discipline: str = 
     rows = []
     for k in range(1, points + 1):
         x = Fraction(k, points + 1)
-        result = derive(scaled(model, _rational(x * t_star)), quantity, discipline)
+        result = solve(scaled(model, _rational(x * t_star)), quantity, discipline, exact=True,
+                       what=f"plot {model.name or 'model'} load: {quantity} ({discipline}) at "
+                            f"load {x} of the limit")
         values = {}
-        for name, value in flatten_result(result):
-            value = sympy.nsimplify(value) if not isinstance(value, sympy.Basic) else value
-            if value.free_symbols:
+        for name, leaf in result.leaves():
+            value = leaf.exact if isinstance(leaf, Evaluated) else leaf
+            value = sympy.sympify(value) if not isinstance(value, sympy.Basic) else value
+            if value.free_symbols or not value.is_Rational:
                 raise ModelError(f"{quantity} is a function, not a number; the load picture "
                                  "draws numbers (e.g. mean-number, mean-response-time)")
             values[name or quantity] = value
