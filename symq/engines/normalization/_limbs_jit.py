@@ -1,0 +1,429 @@
+"""The numba-compiled bodies of :mod:`symq.engines.normalization.limbs` (imported on first use
+only: importing numba costs a few tenths of a second). Machine code is cached beside this file
+(``cache=True``). Limbs of 31 bits in int64 arithmetic: see :mod:`~symq.engines.normalization.limbs`.
+"""
+
+import numpy as np
+from numba import njit
+
+LIMB = 31
+MASK = np.int64((1 << LIMB) - 1)
+L = np.int64(LIMB)
+
+@njit(cache=True)
+def bitlen(a, n):
+    for i in range(n - 1, -1, -1):
+        v = np.int64(a[i])
+        if v:
+            b = 0
+            while v:
+                v >>= 1
+                b += 1
+            return i * L + b
+    return 0
+
+@njit(cache=True)
+def normalize(a, n):
+    carry = np.int64(0)
+    for i in range(n):
+        v = a[i] + carry
+        a[i] = v & MASK
+        carry = v >> L
+    return carry
+
+@njit(cache=True)
+def shift_into(src, n, shift, up, out, m):
+    """out[0:m] = src[0:n] * 2**shift, rounded down (or up) when shift < 0; returns the
+    carry flag (nonzero if the result does not fit m limbs)."""
+    for i in range(m):
+        out[i] = 0
+    over = np.int64(0)
+    if shift >= 0:
+        ls = shift // L
+        bs = shift % L
+        for i in range(n):
+            v = np.int64(src[i])
+            if v == 0:
+                continue
+            lo = (v << bs) & MASK
+            hi = v >> (L - bs) if bs else np.int64(0)
+            if i + ls < m:
+                out[i + ls] |= lo
+            elif lo:
+                over = 1
+            if hi:
+                if i + ls + 1 < m:
+                    out[i + ls + 1] |= hi
+                else:
+                    over = 1
+        return over
+    s = -shift
+    ls = s // L
+    bs = s % L
+    dropped = False
+    for i in range(min(ls, n)):
+        if src[i]:
+            dropped = True
+    if bs and ls < n and (np.int64(src[ls]) & ((np.int64(1) << bs) - 1)):
+        dropped = True
+    for i in range(ls, n):
+        v = np.int64(src[i]) >> bs
+        if bs and i + 1 < n:
+            v |= (np.int64(src[i + 1]) << (L - bs)) & MASK
+        if i - ls < m:
+            out[i - ls] = v
+        elif v:
+            over = 1
+    if up and dropped:
+        carry = np.int64(1)
+        for i in range(m):
+            v = out[i] + carry
+            out[i] = v & MASK
+            carry = v >> L
+            if carry == 0:
+                break
+        if carry:
+            over = 1
+    return over
+
+@njit(cache=True)
+def divide_into(num, n, d, up, out, m):
+    """out[0:m] = num[0:n] // d (ceil if up); returns nonzero if it does not fit."""
+    rem = np.uint64(0)
+    ud = np.uint64(d)
+    over = np.int64(0)
+    for i in range(m):
+        out[i] = 0
+    top = n - 1
+    while top >= 0 and num[top] == 0:
+        top -= 1
+    for i in range(top, -1, -1):
+        cur = (rem << np.uint64(31)) | np.uint64(num[i])
+        q = cur // ud
+        rem = cur - q * ud
+        if i < m:
+            out[i] = np.int64(q)
+        elif q:
+            over = 1
+    if up and rem:
+        carry = np.int64(1)
+        for i in range(m):
+            v = out[i] + carry
+            out[i] = v & MASK
+            carry = v >> L
+            if carry == 0:
+                break
+        if carry:
+            over = 1
+    return over
+
+@njit(cache=True)
+def arrival_rate(x, masks, lam):
+    total = np.int64(0)
+    for c in range(masks.shape[0]):
+        if x & masks[c]:
+            total += lam[c]
+    return total
+
+@njit(cache=True)
+def layer_dp(size, bits, up, forward, mult, masks, lam, table, exps, has_src, src, src_exp,
+             k_acc, k_comb, buf, sbuf):
+    """One directed run of the layer DP (module docstring); table rows and exps filled.
+    Returns a nonzero code on overflow (the caller widens and reruns)."""
+    K = table.shape[1]
+    ks = src.shape[1]
+    full = (np.int64(1) << size) - 1
+    acc = np.zeros(k_acc, dtype=np.int64)
+    comb = np.zeros(k_comb, dtype=np.int64)
+    tmp = np.zeros(k_comb, dtype=np.int64)
+    wide = np.zeros(k_comb + bits // L + 3, dtype=np.int64)
+    q = np.zeros(K, dtype=np.int64)
+    if forward:
+        table[0, 0] = 1
+        for i in range(1, K):
+            table[0, i] = 0
+        exps[0] = 0
+        start, stop, step = 1, size + 1, 1
+    else:
+        start, stop, step = size, 0, -1
+    for k in range(start, stop, step):
+        prev = k - 1 if forward else k + 1
+        has_prev = (forward and k >= 1) or ((not forward) and k < size)
+        e_acc = exps[prev] if has_prev else np.int64(0)
+        # pass A: exact layer sums into buf, their largest bit length
+        top_acc = np.int64(0)
+        top_src = np.int64(0)
+        dmin = np.int64(1) << 62
+        x = (np.int64(1) << k) - 1
+        i = 0
+        while x <= full:
+            for t in range(k_acc):
+                acc[t] = 0
+            if has_prev:
+                for j in range(size):
+                    bit = np.int64(1) << j
+                    if ((x & bit) != 0) == forward:
+                        y = x ^ bit
+                        mj = mult[j]
+                        for t in range(K):
+                            p = np.int64(table[y, t]) * mj
+                            acc[t] += p & MASK
+                            acc[t + 1] += p >> L
+                normalize(acc, k_acc)
+            for t in range(k_acc):
+                buf[i, t] = acc[t]
+            b = bitlen(acc, k_acc)
+            if b > top_acc:
+                top_acc = b
+            if has_src:
+                b = bitlen(src[full ^ x], ks)
+                if b > top_src:
+                    top_src = b
+            d = arrival_rate(x, masks, lam)
+            if d < dmin:
+                dmin = d
+            i += 1
+            if x == 0:
+                break
+            c = x & -x
+            r = x + c
+            x = (((r ^ x) >> 2) // c) | r
+        count = i
+        # the exponent of the combined layer: keep bits + 64 bits below its top
+        if has_src:
+            if has_prev and top_acc > 0:
+                e_t = min(e_acc, src_exp)
+                hi_top = max(e_acc + top_acc, src_exp + top_src)
+            else:
+                e_t = src_exp
+                hi_top = src_exp + top_src
+            if e_t < hi_top - (bits + 64):
+                e_t = hi_top - (bits + 64)
+        else:
+            e_t = e_acc
+        # pass B: combine with the source (directed shifts), largest bit length
+        top = np.int64(0)
+        x = (np.int64(1) << k) - 1
+        i = 0
+        while x <= full:
+            if has_src:
+                over = shift_into(buf[i], k_acc, e_acc - e_t, up, comb, k_comb) \
+                    if has_prev else np.int64(0)
+                if not has_prev:
+                    for t in range(k_comb):
+                        comb[t] = 0
+                over |= shift_into(src[full ^ x], ks, src_exp - e_t, up, tmp, k_comb)
+                if over:
+                    return 1
+                for t in range(k_comb):
+                    comb[t] += tmp[t]
+                if normalize(comb, k_comb):
+                    return 2
+                for t in range(k_comb):
+                    sbuf[i, t] = comb[t]
+                b = bitlen(comb, k_comb)
+            else:
+                b = bitlen(buf[i], k_acc)
+            if b > top:
+                top = b
+            i += 1
+            if x == 0:
+                break
+            c = x & -x
+            r = x + c
+            x = (((r ^ x) >> 2) // c) | r
+        dbits = np.int64(0)
+        v = dmin
+        while v:
+            v >>= 1
+            dbits += 1
+        shift = bits - (top - dbits + 1) if top > 0 else np.int64(0)
+        # pass C: the directed division by L_s(X), after the layer's shift
+        x = (np.int64(1) << k) - 1
+        i = 0
+        while x <= full:
+            d = arrival_rate(x, masks, lam)
+            if has_src:
+                over = shift_into(sbuf[i], k_comb, shift, up, wide, wide.shape[0])
+            else:
+                over = shift_into(buf[i], k_acc, shift, up, wide, wide.shape[0])
+            if over:
+                return 3
+            if divide_into(wide, wide.shape[0], d, up, q, K):
+                return 4
+            for t in range(K):
+                table[x, t] = q[t]
+            i += 1
+            if x == 0:
+                break
+            c = x & -x
+            r = x + c
+            x = (((r ^ x) >> 2) // c) | r
+        exps[k] = e_t - shift
+        if count == 0:
+            return 5
+    return 0
+
+@njit(cache=True)
+def zeta_kernel(table, size):
+    """In place: table[X] = sum of table[Y], Y subset of X (exact); nonzero on overflow."""
+    n = table.shape[0]
+    K = table.shape[1]
+    over = 0
+    for j in range(size):
+        bit = np.int64(1) << j
+        for x in range(n):
+            if x & bit:
+                y = x ^ bit
+                carry = np.int64(0)
+                for t in range(K):
+                    v = np.int64(table[x, t]) + np.int64(table[y, t]) + carry
+                    table[x, t] = v & MASK
+                    carry = v >> L
+                if carry:
+                    over = 1
+    return over
+
+@njit(cache=True)
+def common_kernel(table, exps, e_min, out, size):
+    """out[X] = table[X] * 2**(exps[|X|] - e_min) (exact left shifts); nonzero on
+    overflow."""
+    n = table.shape[0]
+    K = table.shape[1]
+    m = out.shape[1]
+    tmp = np.zeros(m, dtype=np.int64)
+    over = 0
+    for x in range(n):
+        k = 0
+        y = x
+        while y:
+            y &= y - 1
+            k += 1
+        if shift_into(table[x], K, exps[k] - e_min, False, tmp, m):
+            over = 1
+        for t in range(m):
+            out[x, t] = tmp[t]
+    return over
+
+@njit(cache=True)
+def place_kernel(rows, where, out):
+    for i in range(rows.shape[0]):
+        for t in range(rows.shape[1]):
+            out[where[i], t] = rows[i, t]
+
+@njit(cache=True)
+def mul_add(a, na, b, nb, acc):
+    """acc += a * b, lazily (int64 columns, carries deferred)."""
+    for i in range(na):
+        ai = np.int64(a[i])
+        if ai == 0:
+            continue
+        for j in range(nb):
+            p = ai * np.int64(b[j])
+            acc[i + j] += p & MASK
+            acc[i + j + 1] += p >> L
+
+@njit(cache=True)
+def dot_kernel(a, ia, b, ib, out):
+    """out = sum over i of a[ia[i]] * b[ib[i]] (exact, out wide enough)."""
+    na = a.shape[1]
+    nb = b.shape[1]
+    for i in range(ia.shape[0]):
+        mul_add(a[ia[i]], na, b[ib[i]], nb, out)
+        if (i & 0xFFFF) == 0xFFFF:
+            normalize(out, out.shape[0])
+    return normalize(out, out.shape[0])
+
+@njit(cache=True)
+def layer_products_kernel(w, hat, size, out):
+    """out[j, k] = sum over sets I containing j with |I| = k of w[I] * hat[full ^ I]
+    (exact; out of shape (size, size + 1, width))."""
+    n = w.shape[0]
+    nw = w.shape[1]
+    nh = hat.shape[1]
+    width = out.shape[2]
+    full = n - 1
+    prod = np.zeros(width, dtype=np.int64)
+    counts = np.zeros(size + 1, dtype=np.int64)
+    for x in range(1, n):
+        for t in range(width):
+            prod[t] = 0
+        mul_add(w[x], nw, hat[full ^ x], nh, prod)
+        normalize(prod, width)
+        k = 0
+        y = x
+        while y:
+            y &= y - 1
+            k += 1
+        for j in range(size):
+            if (x >> j) & 1:
+                for t in range(width):
+                    out[j, k, t] += prod[t]
+        counts[k] += 1
+        if (counts[k] & 0xFFFFF) == 0:
+            for j in range(size):
+                normalize(out[j, k], width)
+    over = 0
+    for j in range(size):
+        for k in range(size + 1):
+            if normalize(out[j, k], width):
+                over = 1
+    return over
+
+@njit(cache=True)
+def arrival_kernel(w, z, size, m, out):
+    """out[k] = sum over P subset of the complement of m, |P| = k, of
+    w[P] * sum_{j in m} z[P | j] (exact)."""
+    nw = w.shape[1]
+    nz = z.shape[1]
+    width = out.shape[1]
+    full = (np.int64(1) << size) - 1
+    comp = full ^ m
+    inner = np.zeros(nz + 1, dtype=np.int64)
+    counts = np.zeros(size + 1, dtype=np.int64)
+    p = np.int64(0)
+    while True:
+        for t in range(nz + 1):
+            inner[t] = 0
+        for j in range(size):
+            bit = np.int64(1) << j
+            if m & bit:
+                row = z[p | bit]
+                for t in range(nz):
+                    inner[t] += np.int64(row[t])
+        normalize(inner, nz + 1)
+        k = 0
+        y = p
+        while y:
+            y &= y - 1
+            k += 1
+        mul_add(w[p], nw, inner, nz + 1, out[k])
+        counts[k] += 1
+        if (counts[k] & 0xFFFF) == 0:
+            normalize(out[k], width)
+        if p == comp:
+            break
+        p = (p - comp) & comp
+    over = 0
+    for k in range(size + 1):
+        if normalize(out[k], width):
+            over = 1
+    return over
+
+
+
+@njit(cache=True)
+def layer_bits(table, layers):
+    """The largest bit length of the rows of each popcount."""
+    out = np.zeros(layers, dtype=np.int64)
+    K = table.shape[1]
+    for x in range(table.shape[0]):
+        k = 0
+        y = x
+        while y:
+            y &= y - 1
+            k += 1
+        b = bitlen(table[x], K)
+        if b > out[k]:
+            out[k] = b
+    return out
