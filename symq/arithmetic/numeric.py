@@ -229,6 +229,7 @@ def decimal_string(value: sympy.Expr, digits: int = 30) -> str:
         raise ModelError(f"cannot print a decimal value: set the symbols {names} with --set NAME=VALUE")
     if value.is_Rational:
         return round_fraction(Fraction(int(value.p), int(value.q)), digits)
+    _check_magnitude(value)
     guard = 15
     while guard < 400:
         first = _mp_string(value, digits, digits + guard)
@@ -237,6 +238,30 @@ def decimal_string(value: sympy.Expr, digits: int = 30) -> str:
             return first
         guard *= 2
     raise ModelError(f"could not certify {digits} digits of {value}")
+
+
+#: the largest decimal exponent of a value :func:`decimal_string` prints (``exp(10**6)`` is
+#: about 10^434294: its exact rounding alone took 9 s, ``exp(10**1000)`` never ended)
+MAX_DECIMAL_EXPONENT = 100_000
+
+
+def _check_magnitude(value: sympy.Expr) -> None:
+    """Refuse a value whose size is beyond 10^(+-MAX_DECIMAL_EXPONENT), judged from one
+    evaluation at 15 digits (milliseconds even for ``exp(10**1000)``)."""
+    with mpmath.workdps(20):
+        try:
+            estimate = sympy.N(value, 15)
+        except (ValueError, TypeError, OverflowError, ZeroDivisionError):
+            return  # left to the certified evaluation and its message
+        if not estimate.is_Number or estimate.is_zero or not estimate.is_finite:
+            return
+        exponent = int(mpmath.mag(mpmath.mpf(estimate))) * 30103 // 100000  # bits to digits
+    if abs(exponent) > MAX_DECIMAL_EXPONENT:
+        shown = str(value) if len(str(value)) <= 60 else str(value)[:57] + "..."
+        size = f"{exponent:,}" if abs(exponent) < 10 ** 30 else \
+            f"{'-' if exponent < 0 else ''}(a number of {len(str(abs(exponent))):,} digits)"
+        raise ModelError(f"the value {shown} is about 10^{size}, beyond the "
+                         f"10^(+-{MAX_DECIMAL_EXPONENT:,}) that symq prints in decimals")
 
 
 def _mp_string(value: sympy.Expr, digits: int, working: int) -> str:
