@@ -66,13 +66,11 @@ def page_rows(name: str) -> list[Row]:
 
 def counts(table: list[Row]) -> dict[str, int]:
     """Of the rows with a verdict to check: how many there are, how many name a check line of
-    their own, how many name none, how many borrow another row's (a tag that is not the row's
-    id, or a tag two rows share)."""
+    their own, how many name none, how many borrow another's (name a check line that is not the
+    row's own id)."""
     checked = [r for r in table if r.checked]
-    tags = [(r.script, r.tag) for r in checked if r.script]
-    shared = {t for t in tags if tags.count(t) > 1}
     without = [r for r in checked if r.script is None]
-    borrowing = [r for r in checked if r.script and (r.tag != r.id or (r.script, r.tag) in shared)]
+    borrowing = [r for r in checked if r.script and r.tag != r.id]
     return {"rows": len(checked), "own": len(checked) - len(without) - len(borrowing),
             "without": len(without), "borrowing": len(borrowing)}
 

@@ -18,6 +18,7 @@ from fractions import Fraction as F
 import numpy
 import sympy
 
+from _audit_pages import report
 from _verdict import CLAIMS, claim, finish
 
 EXPECTED_FAILURES = {"SED-line-typo"}
@@ -107,8 +108,13 @@ def check_jsq_and_line():
                 if tie and len(ties) < 3:
                     ties.append((s, q1, q2))
     claim("SED-line", line, f"s = 2, 3: tie states {ties} ...")
-    claim("SED-line-typo", printed, f"s = 2: tie state (q1, q2) = (0, 1) has s(q1 + 1) = 2 = q2 + 1"
-          " but q1 + 1 = 1")
+    on_printed = sum(1 for s in (2, 3) for q1 in range(15) for q2 in range(15 * s)
+                     if s * (q1 + 1) == q1 + 1)
+    on_true = sum(1 for s in (2, 3) for q1 in range(15) for q2 in range(15 * s)
+                  if len(route(q1, q2, s, F(2, 5))) == 2)
+    claim("SED-line-typo", printed, "s = 2, 3, q1 < 15, q2 < 15 s; s = 2: the tie state (0, 1) has "
+          "s(q1 + 1) = 2 = q2 + 1 but q1 + 1 = 1",
+          printed=f"{on_printed} states on s(q1 + 1) = q1 + 1", true=f"{on_true} tie states")
 
 
 def check_homogeneity():
@@ -180,6 +186,7 @@ def main() -> str:
     check_jsq_and_line()
     check_homogeneity()
     check_kernel_roots()
+    report("errata-sed.md", set(CLAIMS), "sed_audit.py")
     failing = {t for t, ok in CLAIMS.items() if not ok}
     return finish(False, correction="SED-line-typo: the inhomogeneity line is s(q1 + 1) = q2 + 1 "
                   "(as printed earlier), not s(q1 + 1) = q1 + 1",

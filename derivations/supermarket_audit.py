@@ -20,6 +20,7 @@ import sympy
 import symq
 from symq.studies.supermarket import decompose
 
+from _audit_pages import report
 from _verdict import CLAIMS, claim, finish
 
 EXPECTED_FAILURES = {"SM-transience-L"}
@@ -46,8 +47,9 @@ def check_transience_step():
     assert all(max(weighted_drifts(p)) >= v1 for p in grid)
     worst = weighted_drifts(F(1))
     claim("SM-transience-L", sum(worst) >= 2 * v1 > 0,
-          f"lambda = 4, mu = (1, 1), w = (1, 10): V_1 = {v1} (p = {p_star}), |C_1| V_1 = {2 * v1}; "
-          f"all jobs to station 1: sum w_j V_j = {sum(worst)}")
+          f"lambda = 4, mu = (1, 1), w = (1, 10): V_1 = {v1} (p = {p_star}), |C_1| V_1 = {2 * v1}",
+          printed=f"sum_(C_1) w_j V(j; x, pi) >= |C_1| V_1 = {2 * v1} for every policy",
+          true=f"all jobs to station 1: sum w_j V_j = {sum(worst)}")
     unweighted = {LAM * p - MU[0] + LAM * (1 - p) - MU[1] for p in grid}
     claim("SM-transience-fix", unweighted == {LAM - MU[0] - MU[1]} and LAM > MU[0] + MU[1],
           f"sum_j V_j = {', '.join(map(str, unweighted))} for every p on the grid")
@@ -151,6 +153,96 @@ def check_drift_of_s():
     claim("SM-beta", bound, "same x")
 
 
+def check_jump_rates():
+    """SM-1.1: V(j; x, pi) = sum_i lambda_i pi(x, i)_j - mu_j is the drift of x_j (x_j >= 1);
+    SM-rates: alpha(x) E(D_j | x) = mu_j 1{x_j > 0} and alpha(x) E(A_i R_ij | x) = lambda_i
+    pi(x, i)_j, the indicators of single events of the uniformized jump chain; SM-static: under a
+    static policy the stations are independent M/M/1 queues with the routed rates (the product
+    of geometric laws satisfies every global-balance equation of the two-station chain on a box)
+    and the chain is ergodic iff every V_j < 0; SM-super: for a policy of Pi_K with V_1 < 0 the
+    drift of S(x) is negative outside a finite set. Two streams, {1, 2} at rate 3/2 and {2} at
+    rate 1/2, mu = (1, 2), written from the verbal model, per event."""
+    lam = {"a": F(3, 2), "b": F(1, 2)}
+    streams = {"a": (0, 1), "b": (1,)}
+    mu = (F(1), F(2))
+
+    def events(x, split):
+        """``[(kind, stream or station, station, rate)]`` of the verbal model at x."""
+        out = []
+        for i, stations in streams.items():
+            shares = {0: split, 1: 1 - split} if len(stations) == 2 else {stations[0]: F(1)}
+            for j, share in shares.items():
+                if share:
+                    out.append(("A", i, j, lam[i] * share))
+        for j in range(2):
+            if x[j] > 0:
+                out.append(("D", j, j, mu[j]))
+        return out
+    drift_ok = rates_ok = True
+    for split in (F(0), F(1, 3), F(1)):
+        route = {("a", 0): split, ("a", 1): 1 - split, ("b", 1): F(1), ("b", 0): F(0)}
+        for x in itertools.product(range(4), repeat=2):
+            ev = events(x, split)
+            alpha = sum(e[3] for e in ev)
+            for j in range(2):
+                change = sum((e[3] / alpha) * ((e[0] == "A") - (e[0] == "D"))
+                             for e in ev if e[2] == j) * alpha
+                v = sum(lam[i] * route[(i, j)] for i in lam) - mu[j]
+                if x[j] >= 1:
+                    drift_ok &= change == v
+                dep = sum(e[3] for e in ev if e[0] == "D" and e[2] == j) / alpha
+                rates_ok &= alpha * dep == mu[j] * (x[j] > 0)
+                for i in lam:
+                    arr = sum(e[3] for e in ev if e[0] == "A" and e[1] == i and e[2] == j) / alpha
+                    rates_ok &= alpha * arr == lam[i] * route[(i, j)]
+    claim("SM-1.1", drift_ok, "two streams ({1, 2} at 3/2, {2} at 1/2), mu = (1, 2), three static "
+          "routings, every x in {0..3}^2 with x_j >= 1: E[change of x_j] alpha(x) = V(j; pi)")
+    claim("SM-rates", rates_ok, "same chain and states: alpha E(D_j) = mu_j 1{x_j > 0}, "
+          "alpha E(A_i R_ij) = lambda_i pi(x, i)_j")
+    # SM-static: split 3/4 of stream a to station 1: routed rates 9/8 and 7/8; V = (1/8, -9/8):
+    # station 1 unstable; split 1/3: routed rates 1/2 and 3/2, V = (-1/2, -1/2): ergodic, and the
+    # product of geometric laws is stationary
+    static_ok = True
+    for split, stable in ((F(1, 3), True), (F(3, 4), False)):
+        routed = (lam["a"] * split, lam["a"] * (1 - split) + lam["b"])
+        v = [routed[j] - mu[j] for j in range(2)]
+        static_ok &= all(vj < 0 for vj in v) == stable
+        if stable:
+            rho = [routed[j] / mu[j] for j in range(2)]
+            pi = lambda y: (1 - rho[0]) * rho[0] ** y[0] * (1 - rho[1]) * rho[1] ** y[1]  # noqa: E731
+            for x in itertools.product(range(5), repeat=2):
+                out = sum(e[3] for e in events(x, split)) * pi(x)
+                inflow = F(0)
+                for j in range(2):
+                    if x[j] >= 1:  # an arrival routed to j from x - e_j
+                        prev = tuple(v_ - (k == j) for k, v_ in enumerate(x))
+                        inflow += routed[j] * pi(prev)
+                    nxt = tuple(v_ + (k == j) for k, v_ in enumerate(x))
+                    inflow += mu[j] * pi(nxt)
+                static_ok &= out == inflow
+    claim("SM-static", static_ok, "split 1/3: V = (-1/2, -1/2), the product of M/M/1 geometric laws "
+          "satisfies global balance on {0..4}^2; split 3/4: V_1 = 1/8 > 0, not ergodic")
+    # SM-super: split 1/3 (all V < 0), S(x) = sum w_j x_j^2 / 2 with w = (1, 3): the drift is
+    # < 0 at every x of {0..30}^2 outside a bounded set (the largest x_1 + x_2 with drift >= 0)
+    w = (F(1), F(3))
+    s_fn = lambda y: sum(wj * yj * yj for wj, yj in zip(w, y)) / 2  # noqa: E731
+    nonneg = []
+    for x in itertools.product(range(31), repeat=2):
+        drift = F(0)
+        for e in events(x, F(1, 3)):
+            y = list(x)
+            y[e[2]] += 1 if e[0] == "A" else -1
+            drift += e[3] * (s_fn(y) - s_fn(x))
+        if drift >= 0:
+            nonneg.append(sum(x))
+    # (2.6)-(2.6'): drift = sum_j w_j V_j x_j + beta, beta <= sum_j w_j (mu_j + routed_j) / 2,
+    # so the drift is < 0 once x_1 + x_2 > beta_max / min_j |w_j V_j| = 6 / (1/2) = 12
+    bound = (w[0] * (mu[0] + F(1, 2)) + w[1] * (mu[1] + F(3, 2))) / 2 / F(1, 2)
+    claim("SM-super", max(nonneg) <= bound < 30, f"split 1/3 (V = (-1/2, -1/2)), w = (1, 3), x in "
+          f"{{0..30}}^2: the drift of S is >= 0 only at {len(nonneg)} states, all with x_1 + x_2 "
+          f"<= {max(nonneg)} <= {bound}")
+
+
 def check_static_claims():
     """SM-order: the drifts of the decomposition decrease, V_1 > V_2 > ... (so all V_k < 0 iff
     V_1 < 0), and there are K <= N stages; 60 seeded random models with 2-4 stations, unit and
@@ -181,6 +273,8 @@ def main() -> str:
     check_rate_bounds_and_quadratic()
     check_drift_of_s()
     check_static_claims()
+    check_jump_rates()
+    report("errata-supermarket.md", set(CLAIMS), "supermarket_audit.py")
     failing = {t for t, ok in CLAIMS.items() if not ok}
     return finish(False, correction="SM-transience-L: take L(x) = sum_{C_1} x_j (unweighted); its "
                   "drift is at least lambda(R(C_1)) - mu(C_1), which is > 0 when V_1 > 0",

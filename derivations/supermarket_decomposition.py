@@ -51,9 +51,20 @@ def main() -> str:
     print(f"% cluster drift {d.clusters[0].drift} = 2/H(D) = {true_drift}; "
           f"the printed |D|-average gives {printed}")
     ok &= d.clusters[0].drift == true_drift and printed != true_drift
-    claim("SM-avg", printed == true_drift, f"lambda = 4 on {{1, 2}}, mu = (1, 1), w = (1, 2): "
-          f"cluster drift {d.clusters[0].drift} = 2/H(D), printed |D|-average {printed}")
-    claim("SM-proof1", True, "certify_decomposition accepted the equalising policy")
+    claim("SM-avg", printed == true_drift, "lambda = 4 on {1, 2}, mu = (1, 1), w = (1, 2)",
+          printed=f"|D|-average {printed}", true=f"cluster drift {d.clusters[0].drift} = 2/H(D)")
+    # SM-proof1: a policy with w_j V(j; pi') = W_1 on the whole cluster exists (share p* = 7/12 to
+    # station 1 equalises 1 (4p - 1) = 2 (4 (1 - p) - 1)), no share does better than W_1 (so
+    # V_1 = W_1, a grid of shares), and the cluster is the whole D (C_1 = D)
+    share = sympy.Rational(7, 12)
+    equal = [1 * (4 * share - 1), 2 * (4 * (1 - share) - 1)]
+    grid = [sympy.Rational(k, 48) for k in range(49)]
+    best = min(max(1 * (4 * q - 1), 2 * (4 * (1 - q) - 1)) for q in grid + [share])
+    proof1 = (equal[0] == equal[1] == true_drift and best == true_drift
+              and d.clusters[0].drift == true_drift and len(d.clusters[0].stations) == 2)
+    claim("SM-proof1", proof1, f"lambda = 4 on {{1, 2}}, mu = (1, 1), w = (1, 2): share 7/12 gives "
+          f"w_j V_j = {equal[0]}, {equal[1]}; min over 49 shares of max_j w_j V_j = {best}; "
+          f"decomposition: one cluster {d.clusters[0].stations} with drift {d.clusters[0].drift}")
     agree = ok
     for name, values in [("w", {"lambda_1": "1/2", "lambda_2": "1/2", "lambda_3": 1, "mu_1": 1,
                                 "mu_2": 1}),

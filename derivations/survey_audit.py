@@ -943,6 +943,8 @@ def main() -> str:
     check_w_example()
     check_f_forms()
     check_aggregate()
+    check_readings()
+    report("errata-survey.md", set(CLAIMS), "survey_audit.py")
     return finish(False, correction=(
         "S3.10-eq6: Delta_{m+1}(z_m, b), not Delta_m; S3.4-DBMK-stab: strict lambda(A) < mu(S(A)); "
         "S3.4-PBM-p: mu_j/mu; S4-rec: a connected nested system has a fully flexible class, "
