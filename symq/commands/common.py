@@ -163,6 +163,10 @@ def model_with_values(args: argparse.Namespace):
     return base, (base.substitute(values) if values else base), values
 
 
+#: the longest integer a command prints (Python's own guard is 4,300 digits)
+MAX_PRINTED_DIGITS = 100_000
+
+
 class CommandParser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line on stderr with exit status 2."""
 
@@ -196,11 +200,22 @@ def run_handler(handler: Callable[[argparse.Namespace], Any], args: argparse.Nam
 
     Running time: that of ``handler``.
     """
+    before = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None
     try:
+        if before is not None and 0 < before < MAX_PRINTED_DIGITS:
+            # exact results of rates within the grammar's 4,000 digits (a sum of two such
+            # rates has 8,000) print in full; Python's guard stays on past that
+            sys.set_int_max_str_digits(MAX_PRINTED_DIGITS)
         return int(handler(args) or 0)
     except SymqError as error:
         from symq.display import printable  # a name in a message cannot drive the terminal
         print(f"symq: error: {printable(error)}", file=sys.stderr)
+        return 2
+    except ValueError as error:
+        if "integer string conversion" not in str(error):
+            raise
+        print(f"symq: error: a number of the result has more than {MAX_PRINTED_DIGITS:,} "
+              "digits, more than symq prints; give rates with fewer digits", file=sys.stderr)
         return 2
     except RecursionError:
         print("symq: error: the model is too large for this computation", file=sys.stderr)
@@ -211,6 +226,9 @@ def run_handler(handler: Callable[[argparse.Namespace], Any], args: argparse.Nam
         import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    finally:
+        if before is not None:
+            sys.set_int_max_str_digits(before)
 
 
 def add_limit_arguments(parser: argparse.ArgumentParser, unit: str) -> None:
