@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # _verdict
 
 from symq.arithmetic.elementary_symmetric import elementary_symmetric_sum  # noqa: E402
-from _verdict import claim  # noqa: E402
+from _verdict import CLAIMS, ambiguous, claim  # noqa: E402
+from _audit_pages import report  # noqa: E402
 from symq.studies.uninformed import (all_busy_probability, balance_failures,  # noqa: E402
                              busy_idle_probability, busy_probability_by_states,
                              same_rational_function, uninformed_empty_probability, state_weight, uninformed_queue,
@@ -360,6 +361,26 @@ def print_counterexamples():
                   and mu_m / mu_l * p_m < p_l,
                   f"mu = {rates}, lambda = 1: P_1 = {p_l} < P_2 = {p_m}; mu_1 P_1 = "
                   f"{mu_l * p_l} > mu_2 P_2 = {mu_m * p_m}")
+    # Cab-tab-P: Table 1's "P_l^n: probability that server l is busy ... is k". Readings: without
+    # the trailing "is k" (P(server l busy), what E5 and Thm 2.1 compute), and with it (P(server
+    # l busy and k servers busy), for some k)
+    queue = uninformed_queue(3, arrival_rate=1, service_rates=[3, 2, 1])
+    p0 = uninformed_empty_probability(queue)
+    rho = queue.arrival_rate / queue.total_rate
+    by_k = {}
+    for k in range(1, 4):
+        value = sum(state_weight(queue, chosen) for chosen in itertools.combinations(queue.servers, k)
+                    if "1" in chosen) * p0
+        if k == 3:
+            value *= 1 / (1 - rho)  # the all-busy states with a queue
+        by_k[k] = sympy.simplify(value)
+    busy = sympy.simplify(busy_probability_by_states(queue, "1"))
+    e5 = sympy.simplify(sum(by_k.values()))
+    ambiguous("Cab-tab-P", {"P(server l busy)": busy == e5,
+                            "P(server l busy and k busy), some k": busy in by_k.values()},
+              "P_l^n = P(server l busy), the trailing 'is k' copied from the row of P_k^n",
+              busy == e5, f"n = 3, lambda = 1, mu = (3, 2, 1), l = 1: P(l busy) = {busy}; with k "
+              f"busy: {', '.join(f'k = {k}: {v}' for k, v in by_k.items())}")
     return ok
 
 
@@ -395,6 +416,7 @@ def main(argv=None) -> str:
         servers = FULL
     else:
         servers = SERVERS if not argv else tuple(int(a) for a in argv)
+    CLAIMS.clear()
     print(r"\begin{tabular}{llll}")
     print(r"identity & as printed & corrected & correction \\ \hline")
     printed_fail, corrections, broken = [], [], []
@@ -456,6 +478,7 @@ def main(argv=None) -> str:
         verdict = "FAILS AS PRINTED; VERIFIED AFTER CORRECTION: " + "; ".join(corrections)
     else:
         verdict = "VERIFIED"
+    report("errata-uninformed.md", set(CLAIMS), "cabral_errata.py")
     print(verdict)
     return verdict
 

@@ -914,6 +914,231 @@ def check_line_structure():
     return not fails
 
 
+# ------------------------------------------------------------------ ambiguous statements
+def service_orders(compat, events, collaborative: bool):
+    """Run a list of events on the verbal model (``("a", class)`` an arrival, ``("d", k)`` the
+    completion of the k-th arrived job) and return the jobs in service at the end in arrival
+    order and in the order in which they entered service, as ``(class, servers)`` pairs.
+    Collaborative: the job in position p is served by the servers of its set not taken by older
+    jobs, and is in service when it has one. Noncollaborative FCFS: an arrival takes its
+    lowest-numbered idle compatible server, a freed server takes the oldest compatible waiting
+    job."""
+    jobs, started, clock = [], {}, 0  # jobs: [id, class, server or None]
+    period = {}  # server -> the time its current busy period began
+    next_id = 0
+
+    def refresh():
+        nonlocal clock
+        clock += 1
+        if collaborative:
+            taken = set()
+            for job in jobs:
+                mine = set(compat[job[1]]) - taken
+                taken |= set(compat[job[1]])
+                if mine and job[0] not in started:
+                    started[job[0]] = clock
+        else:
+            busy = {job[2] for job in jobs if job[2] is not None}
+            for job in jobs:
+                if job[2] is None:
+                    free = sorted(set(compat[job[1]]) - busy)
+                    if free:
+                        job[2] = free[0]
+                        busy.add(free[0])
+                        started[job[0]] = clock
+                        period.setdefault(free[0], clock)
+            for server in list(period):
+                if server not in busy:
+                    del period[server]
+    for kind, value in events:
+        if kind == "a":
+            jobs.append([next_id, value, None])
+            next_id += 1
+        else:
+            done = [job for job in jobs if job[0] == value]
+            jobs[:] = [job for job in jobs if job[0] != value]
+            if not collaborative and done and done[0][2] is not None:
+                # the freed server continues its busy period if it takes a waiting job now
+                server = done[0][2]
+                waiting_jobs = [job for job in jobs if job[2] is None and server in compat[job[1]]]
+                if waiting_jobs:
+                    waiting_jobs[0][2] = server
+                    started[waiting_jobs[0][0]] = clock + 1
+        refresh()
+    in_service = [job for job in jobs if job[0] in started]
+    if collaborative:
+        return ([job[1] for job in in_service],
+                [job[1] for job in sorted(in_service, key=lambda job: started[job[0]])], None)
+    by_arrival = [job[2] for job in in_service]
+    by_start = [job[2] for job in sorted(in_service, key=lambda job: started[job[0]])]
+    by_period = sorted(by_arrival, key=lambda server: period[server])
+    return by_arrival, by_start, by_period
+
+
+def check_readings():
+    """The statements the audit calls ambiguous: each natural reading is checked, and the most
+    likely intended one.
+
+    S2-tab-b / S2-tab-d: Table 1 orders the busy servers (classes in service) "in the order in
+    which they became busy (entered service)", the text by the arrival order of the jobs. On W
+    (noncollaborative) and N (collaborative) a later job can start before an older one: arrival
+    of a class-1 job that must wait, then a job that finds its server idle; when the first
+    server frees up the older job starts last.
+    S3.2-Xprod: X^ALIS as a product of sets vs the union over s_k of C_{|-s_k} x {s_k}.
+    S3.3-tokOI: the OI conditions for tokens with k <= l and the sum to l (or to m, with
+    Delta_k = 0 beyond l).
+    S3.4-disc: the discrete-time chain with probabilities lambda_c and Delta_j (and a self-loop)
+    has the product form iff it is a stochastic matrix: lambda + mu(c_n) <= 1 (read for the
+    garbled "mu(c_n) <= mu(c_n)"); mu(c_n) <= 1 alone is not enough.
+    S4-R: R(S) read literally as C(S), or as the complement of C(complement of S).
+    S4.5-prod: the garbled product for pi_{-J}(empty), literally and as the product over the
+    subsystems with pi_k(empty) = (1 - rho_{G_k}) pi_{k, -G_k}(empty).
+    S5-Rd: "c in R(d_i) if S_c in S(d_i)" with "in" read as subset or as meets.
+    """
+    # S2-tab-b (noncollaborative, W): job 0 class 3 takes server 1, job 1 class 1 waits, job 2
+    # class 2 takes server 2, job 0 completes: job 1 starts on server 1 after job 2
+    w_events = [("a", "3"), ("a", "1"), ("a", "2"), ("d", 0)]
+    arrival, start, _ = service_orders(W, w_events, collaborative=False)
+    # job 0 class 3 on server 1, job 1 class 2 on server 2, job 2 class 1 waits; server 1 goes
+    # on to job 2 without idling: its busy period is older than server 2's, its job younger
+    w_events2 = [("a", "3"), ("a", "2"), ("a", "1"), ("d", 0)]
+    arrival2, _, period2 = service_orders(W, w_events2, collaborative=False)
+    ambiguous("S2-tab-b", {"became busy = started its current job": arrival == start,
+                           "became busy = start of its busy period": arrival2 == period2},
+              "b_l ordered by the arrival times of the jobs the servers serve (section 3.3's "
+              "definition, the one Thm 3.10 and 5.1 use)", True,
+              f"W, events {w_events}: busy servers by arrival of their jobs {arrival}, by start "
+              f"of the job {start}; events {w_events2}: by arrival {arrival2}, by busy period "
+              f"{period2}")
+    n_events = [("a", "1"), ("a", "1"), ("a", "2"), ("d", 0)]
+    arrival, start, _ = service_orders(N, n_events, collaborative=True)
+    ambiguous("S2-tab-d", {"ordered by entering service": arrival == start},
+              "d_l ordered by the arrival times of the jobs in service (section 5.3, and the "
+              "order Prop 5.5 is verified in)", True,
+              f"N collaborative, events {n_events}: classes in service by arrival {arrival}, by "
+              f"entering service {start}")
+    # S3.2-Xprod on W: the reachable (c, s) of the ALIS chain
+    m = model(W, {c: "1/4" for c in W}, {"1": "1", "2": "1"})
+    r = Rates(m)
+    alis = reachable(((), ("1", "2")), noncollaborative_transitions(m, "alis"),
+                     lambda s: waiting(s) <= 2)
+    pairs = {(tuple(j[1] for j in z if j[0] == "q"), idle) for z, idle in alis}
+    queues, idles = {c for c, _ in pairs}, {s for _, s in pairs}
+    product = {(c, s) for c in queues for s in idles}
+    union = {(c, s) for c in queues for s in idles if not set(s) & r.reach(c)}
+    ambiguous("S3.2-Xprod", {"a product of sets": product == pairs,
+                             "the union over s_k of C_(|-s_k) x {s_k}": union == pairs},
+              "X^ALIS = union over s_k of C_(|-s_k) x {s_k} (S3.2-X)", union == pairs,
+              f"W, up to 2 waiting jobs: {len(pairs)} reachable pairs, the product has "
+              f"{len(product)}")
+    # S3.3-tokOI: tokens x -> server 1, y -> server 2, z -> servers 1, 2 (collaborative layer)
+    layer = {"x": {"1"}, "y": {"2"}, "z": {"1", "2"}}
+    rate = {"1": F(1), "2": F(3, 4)}
+    mu_b = lambda b: sum((rate[s] for s in set().union(*(layer[t] for t in b))), F(0))  # noqa: E731
+    delta_b = lambda b, k: mu_b(b[:k]) - mu_b(b[:k - 1])  # noqa: E731
+    upper_l = upper_m = cond_i = True
+    for size in range(1, 4):
+        for b in itertools.permutations("xyz", size):
+            cond_i &= all(delta_b(b, k) == delta_b(b[:k], k) for k in range(1, size + 1))
+            upper_l &= sum(delta_b(b, k) for k in range(1, size + 1)) == mu_b(b)
+            upper_m &= sum(delta_b(b, k) for k in range(1, size + 3)) == mu_b(b)  # m = l + 2
+    ambiguous("S3.3-tokOI", {"(i) for k <= l, sum to l": cond_i and upper_l,
+                             "sum to m > l with Delta_k(b_l) = 0 for k > l": upper_m},
+              "(i) Delta_k(b_l) = Delta_k(b_k) for k <= l, mu(b_l) = sum_{k=1}^l Delta_k(b_l)",
+              cond_i and upper_l, "tokens x, y, z on servers {1}, {2}, {1, 2}, every ordered set")
+    # S3.4-disc: the discrete-time chain on W (total cap 3): P = I + Q with Q the collaborative
+    # generator; a stochastic matrix iff lambda + mu(c) <= 1; its stationary law is the product
+    # form exactly when P is stochastic (a negative self-loop is no chain)
+    def discrete(lam, mu):
+        rr = rates_of(W, lam, mu)
+        states = [s for n in range(4) for s in itertools.product(sorted(W), repeat=n)]
+        pi = {s: collaborative_term(rr, s) for s in states}
+        stochastic, balanced = True, True
+        for s in states:
+            out = sum((rr.lam[c] for c in W if len(s) < 3), F(0)) + rr.mu_of(rr.reach(s))
+            stochastic &= out <= 1
+            inflow = pi[s] * (1 - out)
+            if s:
+                inflow += pi[s[:-1]] * rr.lam[s[-1]]
+            for c in W:
+                for j in range(len(s) + 1):
+                    bigger = s[:j] + (c,) + s[j:]
+                    if bigger in pi:
+                        inflow += pi[bigger] * delta(rr, bigger, j + 1)
+            balanced &= inflow == pi[s]
+        return stochastic, balanced
+    small = discrete({"1": F(1, 10), "2": F(1, 10), "3": F(1, 10)}, {"1": F(3, 10), "2": F(2, 5)})
+    big = discrete({"1": F(1, 2), "2": F(1, 2), "3": F(1, 2)}, {"1": F(1, 2), "2": F(1, 2)})
+    ambiguous("S3.4-disc", {"mu(c_n) <= 1": big[0] and big[1],
+                            "lambda + mu(c_n) <= 1": small[0] and small[1]},
+              "lambda + mu(c_n) <= 1 (at most one event per slot), mu satisfying (i)-(iii)",
+              small[0] and small[1],
+              f"W, total cap 3: lambda = 1/10 each, mu = (3/10, 2/5): stochastic {small[0]}, "
+              f"product form stationary {small[1]}; lambda = 1/2 each, mu = (1/2, 1/2) (mu <= 1): "
+              f"stochastic {big[0]}")
+    # S4-R on W, N, ring:3: R(S) as C(S) (literal) or as the complement of C(complement S)
+    literal = overbar = True
+    for compat in (N, W, RING):
+        servers = {s for v in compat.values() for s in v}
+        for k in range(1, len(servers) + 1):
+            for chosen in itertools.combinations(sorted(servers), k):
+                chosen = set(chosen)
+                required = {c for c, v in compat.items() if set(v) <= chosen}
+                meets = {c for c, v in compat.items() if set(v) & chosen}
+                outside = {c for c, v in compat.items() if set(v) & (servers - chosen)}
+                literal &= meets == required
+                overbar &= set(compat) - outside == required
+    ambiguous("S4-R", {"R(S) = C(S)": literal,
+                       "R(S) = complement of C(complement of S)": overbar},
+              "R(S) = {1..N} minus C({1..M} minus S), the classes served only by S (what "
+              "lambda(R(S_i)) in Thm 4.5 and R(b_j) in section 5 need)", overbar,
+              "every server set of N, W, ring:3 against {c : S_c inside S}")
+    # S4.5-prod on the nested model {1}, {2,3}, {3}, {1,2,3} (J = 4)
+    nest = {"1": ["1"], "2": ["2", "3"], "3": ["3"], "4": ["1", "2", "3"]}
+    rr = rates_of(nest, {"1": F(1, 5), "2": F(1, 4), "3": F(1, 6), "4": F(1, 3)},
+                  {"1": F(1), "2": F(3, 4), "3": F(1, 2)})
+    minus_j = direct_empty_probability(rr, ["1", "2", "3"])
+    sub1, sub2 = direct_empty_probability(rr, ["1"]), direct_empty_probability(rr, ["2", "3"])
+    rho_g1 = rr.lam["1"] / rr.mu["1"]
+    rho_g2 = rr.lam["2"] / (rr.mu["2"] + rr.mu["3"] - rr.lam["3"])
+    literal_prod = minus_j == (1 - rho_g1) * (1 - rho_g2) * minus_j
+    intended = (minus_j == sub1 * sub2 and sub1 == 1 - rho_g1
+                and sub2 == (1 - rho_g2) * direct_empty_probability(rr, ["3"]))
+    ambiguous("S4.5-prod", {"as printed, pi_{-J}(0) on both ends": literal_prod,
+                            "product over the subsystems, each (1 - rho_{G_k}) times its own "
+                            "pi without G_k": intended},
+              "pi_{-J}(0) = prod_k pi_k(0), pi_k(0) = (1 - rho_{G_k}) pi_{k,-G_k}(0)", intended,
+              f"nested {{1}}, {{2,3}}, {{3}}, {{1,2,3}}: pi_-J(0) = {minus_j} = {sub1} x {sub2}")
+    # S5-Rd: on every collaborative state of N, W, ring:3 with at most 4 jobs, the classes of
+    # the waiting jobs between the j-th and (j+1)-th job in service, against R(d_j) read as
+    # {c : S_c inside S(d_1..d_j)} or {c : S_c meets S(d_1..d_j)}
+    subset_ok = meets_ok = True
+    for compat in (N, W, RING):
+        seen_sub, seen_meet = set(), set()
+        for n in range(1, 5):
+            for state in itertools.product(sorted(compat), repeat=n):
+                taken, served = set(), []
+                for c in state:
+                    if set(compat[c]) - taken:
+                        served.append(c)
+                    elif served:
+                        union = set().union(*(set(compat[d]) for d in served))
+                        subset_ok &= set(compat[c]) <= union
+                        seen_sub.add((tuple(served), c))
+                    taken |= set(compat[c])
+                union = set().union(*(set(compat[d]) for d in served))
+                for c in compat:
+                    if set(compat[c]) & union and not set(compat[c]) <= union:
+                        seen_meet.add((tuple(served), c))
+        meets_ok &= (seen_meet - seen_sub) == set()
+    ambiguous("S5-Rd", {"in read as subset": subset_ok,
+                        "in read as meets (S_c and S(d_i) intersect)": meets_ok},
+              "c in R(d_i) iff S_c inside S(d_1..d_i)", subset_ok,
+              "every collaborative state of N, W, ring:3 with at most 4 jobs: each waiting job "
+              "behind d_1..d_j has S_c inside S(d_1..d_j); classes that only meet it never wait "
+              "there")
+
+
 EXPECTED_FAILURES = {"S3.10-eq6", "S4-rec", "S4.5-Seff", "S6-rho", "S6-line",
                      "S3.4-DBMK-stab", "S3.4-sym-stab", "S3.4-PBM-p", "S4-NJ0"}
 

@@ -13,7 +13,7 @@ from sympy import latex
 import symq
 from symq.engines.balance import verify
 from symq.engines.processes import RandomAssignmentProcess
-from _verdict import claim, finish
+from _verdict import ambiguous, claim, finish
 from symq.engines.processes.noncollaborative import maxflow_routing, uniform_routing
 import itertools
 
@@ -65,6 +65,50 @@ def main() -> str:
     claim("Thm3.10-ac", ac and uniform_breaks and ok,
           f"max-flow routing, N, W, ring:3: Pi^lambda(b_l) the same for every order of every busy "
           f"set: {ac}; uniform routing on N breaks it: {uniform_breaks}")
+    # S3.3-lamz: the display before Thm 3.10 (indices garbled in our copy). Readings: (a)
+    # "lambda_{z_m}(z_m) is the same for any permutation of z_{m-1}"; (b) the assignment
+    # condition swaps the last two entries: lambda_{z_{m-1}}(z_{m-1}) lambda_{z_m}(z_m) =
+    # lambda_{z_m}(z_{m-2}, z_m) lambda_{z_{m-1}}(z_{m-2}, z_m, z_{m-1}) whenever both are valid
+    def rate_of(model, table, z, i):
+        """lambda_{z_i}(z_i): lambda_c for a waiting class-c job, lambda^a_b(busy before i) for a
+        busy server b."""
+        kind, name = z[i]
+        if kind == "q":
+            return model.arrival_rates[name]
+        before = frozenset(x[1] for x in z[:i] if x[0] == "b")
+        return activation(model, table, before, name)
+
+    def valid(model, z):
+        busy = [x[1] for x in z if x[0] == "b"]
+        return len(set(busy)) == len(busy) and all(
+            set(model.compatibility[x[1]]) <= {y[1] for y in z[:i] if y[0] == "b"}
+            for i, x in enumerate(z) if x[0] == "q")
+    perm_ok = swap_ok = True
+    for name, values in (("n", {"lambda_1": "1/4", "lambda_2": "1/3", "mu_1": 1, "mu_2": "1/2"}),
+                         ("w", {"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4",
+                                "mu_1": 1, "mu_2": "4/5"})):
+        model = symq.model(name).substitute(values)
+        table = maxflow_routing(model)
+        items = [("b", x) for x in model.servers] + [("q", c) for c in model.classes]
+        for length in range(2, 5):
+            for z in itertools.product(items, repeat=length):
+                if not valid(model, z):
+                    continue
+                last = rate_of(model, table, z, length - 1)
+                for p in itertools.permutations(z[:-1]):
+                    if valid(model, p + z[-1:]):
+                        perm_ok &= rate_of(model, table, p + z[-1:], length - 1) == last
+                swapped = z[:-2] + (z[-1], z[-2])
+                if valid(model, swapped):
+                    swap_ok &= (rate_of(model, table, z, length - 2) * last
+                                == rate_of(model, table, swapped, length - 2)
+                                * rate_of(model, table, swapped, length - 1))
+    ambiguous("S3.3-lamz", {"lambda_{z_m}(z_m) the same for every order of z_{m-1}": perm_ok,
+                            "the last two entries swapped, both states valid": swap_ok},
+              "both: the rate of the last entry depends on the set before it, and swapping the "
+              "last two entries keeps the product of their rates (the assignment condition)",
+              perm_ok and swap_ok, "max-flow routing on N and W, every valid z with 2 to 4 "
+              "entries")
     return finish(ok and ac and uniform_breaks)
 
 
