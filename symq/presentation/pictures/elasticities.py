@@ -88,8 +88,11 @@ def server_elasticities(model: Model, quantity: str = "mean-response-time",
     if dict(model.abandonment_rates):
         raise ModelError("the elasticities picture needs derivatives, which models with "
                          "abandonment do not have; remove the abandonment rates")
+    from symq.engines.sensitivity import rate_symbols
     output = "total" if quantity in LOAD_QUANTITIES[:2] else ""
-    rates = [f"mu_{s}" for s in model.servers]
+    # the rate names of a numeric model (mu_<server>, or by position for other server names)
+    symbolic, _ = rate_symbols(model)
+    rates = [next(iter(symbolic.service_rates[s].free_symbols)).name for s in model.servers]
     result = solve(model, quantity, discipline, digits=DATA_DIGITS, wrt=rates, of=[output],
                    limits=limits, what=f"plot {model.name or 'model'} elasticities "
                                        f"({quantity}, {discipline})")
