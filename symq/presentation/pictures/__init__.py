@@ -2,9 +2,11 @@ r"""Pictures drawn by ``symq plot MODEL KIND``: one registry, one module per kin
 Every module of this package registers its kinds with :func:`register` when it is imported, and
 :func:`kinds` imports them all, so a new picture is a new module here and nothing else; a kind
 has a ``summary``, a ``subject`` (a compatibility model or a two-queue routing policy), its extra
-options and a ``draw`` function that returns a :class:`Picture`. The kinds shipped (``graph``,
-``load``, ``split``, ``distribution``, ``heatmap``, ``levels``, ``clusters``) and how the registry
-works are in docs/pictures.md.
+options and a ``draw`` function that returns a :class:`Picture`, which records the points of
+every curve it draws (:class:`Curve`, written by ``symq plot --data FILE.csv``). The kinds shipped
+(``graph``, ``load``, ``disciplines``, ``response-time-load``, ``elasticities``, ``split``,
+``distribution``, ``heatmap``, ``levels``, ``clusters``, the survival pictures) and how the
+registry works are in docs/pictures.md.
 
 Examples
 --------
