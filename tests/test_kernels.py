@@ -220,3 +220,35 @@ def test_kernel_memory_prediction_is_positive_and_grows():
     small = limbs.kernel_memory_bytes(16, 16, 1796, "alis", 206, True)
     large = limbs.kernel_memory_bytes(24, 24, 63703, "alis", 214, True)
     assert 0 < small < large < 4 * 2 ** 30
+
+
+@pytest.mark.parametrize("servers,seed", [(4, 1), (7, 2), (10, 3)])
+def test_collaborative_random_graphs_contain_exact_and_agree(servers, seed):
+    model = random_stable_model(servers, seed)
+    exact = _exact_collaborative(model)
+    graph = SubsetGraph(model)
+    new = ico.collaborative_bounds(graph, 80, per_class=True, idle=True, kernel="compiled")
+    old = ico.collaborative_bounds(graph, 80, per_class=True, idle=True, kernel="python")
+    for key, box in _boxes(new):
+        assert box.lower <= _value(exact, key) <= box.upper, key
+        assert box.upper - box.lower < box.lower / 2 ** 60, key
+    _agree(new, old)
+    order, low, high = ico.exact_cover_bounds(graph, 80)
+    edges = ico.union_edges(graph)
+    assert (low, high) == (limbs.from_limbs(ico._compiled_rows(edges, 80, False, False)),
+                           limbs.from_limbs(ico._compiled_rows(edges, 80, True, False)))
+    old_low, old_high = ico._bound_pair(edges, 1 << 80, False)
+    assert [int(v) for v in old_low] == low and [int(v) for v in old_high] == high
+
+
+def test_collaborative_must_fail_wrong_rounding_direction(monkeypatch):
+    """The reverse pass floored where the ceil run belongs: a mean number is missed."""
+    model = random_stable_model(7, 12)
+    exact = _exact_collaborative(model)
+    real = ico._compiled_rows
+
+    def floor_reverse(edges, bits, up, reverse):
+        return real(edges, bits, up and not reverse, reverse)
+    monkeypatch.setattr(ico, "_compiled_rows", floor_reverse)
+    out = ico.collaborative_bounds(SubsetGraph(model), 20, per_class=True, kernel="compiled")
+    assert [c for c, box in out["L"].items() if not box.lower <= exact["L"][c] <= box.upper]

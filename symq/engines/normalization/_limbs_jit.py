@@ -427,3 +427,129 @@ def layer_bits(table, layers):
         if b > out[k]:
             out[k] = b
     return out
+
+
+@njit(cache=True)
+def add_scaled(acc, row, n, m):
+    """acc += row * m (lazy int64 columns; row of n limbs, m below 2**31)."""
+    for t in range(n):
+        p = np.int64(row[t]) * m
+        acc[t] += p & MASK
+        acc[t + 1] += p >> L
+
+
+@njit(cache=True)
+def union_forward(src, dst, cls, lam, r, one, up, out):
+    r"""The exact-cover weights on the unions, one directed run: out[0] = one,
+    out[i] = round(sum over the edges Y -> i of lam[c] * out[Y] / r[i]); the edges sorted by
+    their destination (every source precedes its destination). Nonzero if a row overflows."""
+    n = out.shape[0]
+    K = out.shape[1]
+    acc = np.zeros(K + 2, dtype=np.int64)
+    q = np.zeros(K, dtype=np.int64)
+    for t in range(K):
+        out[0, t] = one[t] if t < one.shape[0] else 0
+    e = 0
+    ne = src.shape[0]
+    for i in range(1, n):
+        for t in range(K + 2):
+            acc[t] = 0
+        while e < ne and dst[e] == i:
+            add_scaled(acc, out[src[e]], K, lam[cls[e]])
+            e += 1
+        normalize(acc, K + 2)
+        if divide_into(acc, K + 2, r[i], up, q, K):
+            return 1
+        for t in range(K):
+            out[i, t] = q[t]
+    return 0
+
+
+@njit(cache=True)
+def union_reverse(src, dst, cls, lam, r, one, up, out):
+    r"""The adjoint weights, one directed run: out[i] = round((one + sum over the edges
+    i -> Z of lam[c] * out[Z]) / r[i]) for i > 0 and out[0] = one + its sum (no division); the
+    edges sorted by their source. Nonzero if a row overflows."""
+    n = out.shape[0]
+    K = out.shape[1]
+    acc = np.zeros(K + 2, dtype=np.int64)
+    q = np.zeros(K, dtype=np.int64)
+    e = src.shape[0] - 1
+    for i in range(n - 1, -1, -1):
+        for t in range(K + 2):
+            acc[t] = 0
+        for t in range(one.shape[0]):
+            acc[t] = one[t]
+        while e >= 0 and src[e] == i:
+            add_scaled(acc, out[dst[e]], K, lam[cls[e]])
+            e -= 1
+        if normalize(acc, K + 2):
+            return 1
+        if i == 0:
+            for t in range(K):
+                out[0, t] = acc[t]
+            if acc[K] or acc[K + 1]:
+                return 1
+        else:
+            if divide_into(acc, K + 2, r[i], up, q, K):
+                return 1
+            for t in range(K):
+                out[i, t] = q[t]
+    return 0
+
+
+@njit(cache=True)
+def union_class_sums(src, dst, cls, xs, masks, h, a, out):
+    r"""out[c] = sum over the class-c edges Y -> X of h[Y] a[X] plus the sum over the unions
+    X != 0 containing S_c of h[X] a[X] (exact; out of shape (J, width))."""
+    K = h.shape[1]
+    width = out.shape[1]
+    J = out.shape[0]
+    counts = np.zeros(J, dtype=np.int64)
+    for e in range(src.shape[0]):
+        c = cls[e]
+        mul_add(h[src[e]], K, a[dst[e]], K, out[c])
+        counts[c] += 1
+        if (counts[c] & 0xFFFF) == 0:
+            normalize(out[c], width)
+    prod = np.zeros(width, dtype=np.int64)
+    for i in range(1, xs.shape[0]):
+        for t in range(width):
+            prod[t] = 0
+        mul_add(h[i], K, a[i], K, prod)
+        normalize(prod, width)
+        for c in range(J):
+            if (xs[i] & masks[c]) == masks[c]:
+                for t in range(width):
+                    out[c, t] += prod[t]
+                counts[c] += 1
+                if (counts[c] & 0xFFFF) == 0:
+                    normalize(out[c], width)
+    over = 0
+    for c in range(J):
+        if normalize(out[c], width):
+            over = 1
+    return over
+
+
+@njit(cache=True)
+def union_idle_sums(h, xs, size, out):
+    """out[size] = sum of every row; out[j] = sum of the rows of the unions without server j
+    (exact; out of shape (size + 1, width))."""
+    K = h.shape[1]
+    width = out.shape[1]
+    for i in range(xs.shape[0]):
+        for t in range(K):
+            v = np.int64(h[i, t])
+            out[size, t] += v
+            for j in range(size):
+                if not (xs[i] >> j) & 1:
+                    out[j, t] += v
+        if (i & 0xFFFFF) == 0xFFFFF:
+            for j in range(size + 1):
+                normalize(out[j], width)
+    over = 0
+    for j in range(size + 1):
+        if normalize(out[j], width):
+            over = 1
+    return over

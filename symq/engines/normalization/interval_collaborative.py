@@ -389,6 +389,85 @@ def _bound_pair(edges: UnionEdges, one: int, reverse: bool):
     mask = (1 << k_bits) - 1
     return packed & mask, packed >> k_bits
 
+def compiled_route(edges: UnionEdges) -> bool:
+    r"""Whether the compiled limb kernels take these unions: numba importable and every
+    multiplier $\lambda_cs$ and divisor $r(X)s$ below $2^{31}$
+    (:mod:`symq.engines.normalization.limbs`).
+
+    >>> from symq import example_model
+    >>> compiled_route(union_edges(SubsetGraph(example_model("n"))))
+    True
+    """
+    from symq.engines.normalization import limbs
+    return (limbs.available() and max([1, *edges.lam_int]) < limbs.MAX_FACTOR
+            and max(edges.r_int) < limbs.MAX_FACTOR)
+
+
+def _compiled_rows(edges: UnionEdges, bits: int, up: bool, reverse: bool):
+    r"""One directed run (floor if ``up`` is false) of the forward pass $h$ or the reverse pass
+    $a$ on the compiled limb kernels: a ``(U, K)`` limb array, ``K`` widened and the run
+    repeated if a value does not fit (the widths are checked, never assumed)."""
+    np = _np()
+    from symq.engines.normalization import limbs
+    from symq.engines.normalization import _limbs_jit as jit
+    cache = getattr(edges, "_compiled_arrays", None)
+    if cache is None:
+        src, dst, cls = edges.src, edges.dst, edges.cls
+        by_src = edges._sorted("src")
+        cache = (np.ascontiguousarray(src), np.ascontiguousarray(dst),
+                 np.ascontiguousarray(cls), tuple(np.ascontiguousarray(v) for v in by_src),
+                 np.array(edges.lam_int, dtype=np.int64),
+                 np.array([max(1, v) for v in edges.r_int], dtype=np.int64))
+        edges._compiled_arrays = cache
+    src, dst, cls, by_src, lam, r = cache
+    one = limbs.to_limbs([1 << bits], limbs.limbs_for(bits + 1))[0].astype(np.int64)
+    k = limbs.limbs_for(bits + 48)
+    while True:
+        out = np.zeros((len(edges), k), dtype=np.uint32)
+        if reverse:
+            code = jit.union_reverse(by_src[0], by_src[1], by_src[2], lam, r, one, up, out)
+        else:
+            code = jit.union_forward(src, dst, cls, lam, r, one, up, out)
+        if code == 0:
+            return out
+        k += 4
+
+
+def _compiled_sums(edges: UnionEdges, rows, size: int) -> list[int]:
+    """``[sum over the unions without server j of rows] + [sum of all rows]`` (exact)."""
+    np = _np()
+    from symq.engines.normalization import limbs
+    from symq.engines.normalization import _limbs_jit as jit
+    xs = np.array(edges.order, dtype=np.int64)
+    width = rows.shape[1] + limbs.limbs_for(len(xs).bit_length() + 2) + 1
+    out = np.zeros((size + 1, width), dtype=np.int64)
+    jit.union_idle_sums(rows, xs, size, out)
+    return limbs.from_limbs(out.astype(np.uint32))
+
+
+def _compiled_class_sums(edges: UnionEdges, h, a) -> list[int]:
+    r"""$T_c$ of :func:`_class_sums` from limb rows, exactly."""
+    np = _np()
+    from symq.engines.normalization import limbs
+    from symq.engines.normalization import _limbs_jit as jit
+    src, dst, cls, *_ = edges._compiled_arrays
+    xs = np.array(edges.order, dtype=np.int64)
+    width = h.shape[1] + a.shape[1] + limbs.limbs_for(edges.edges.bit_length() + 2) + 2
+    out = np.zeros((len(edges.lam_int), width), dtype=np.int64)
+    jit.union_class_sums(src, dst, cls, xs, np.array(edges.graph.masks, dtype=np.int64), h, a,
+                         out)
+    return limbs.from_limbs(out.astype(np.uint32))
+
+
+def exact_cover_rows(graph: SubsetGraph, bits: int, up: bool):
+    """The limb rows of one directed run of :func:`exact_cover_bounds` (compiled kernels), or
+    ``None`` where :func:`compiled_route` refuses the graph."""
+    edges = union_edges(graph)
+    if not compiled_route(edges):
+        return None
+    return _compiled_rows(edges, bits, up, False)
+
+
 def exact_cover_bounds(graph: SubsetGraph, bits: int, up_too: bool = True
                        ) -> tuple[list[int], list[int], list[int]]:
     r"""Integer bounds ``low[i] <= 2**bits * H(order[i]) <= high[i]`` of the exact-cover weights
@@ -429,6 +508,11 @@ def exact_cover_bounds(graph: SubsetGraph, bits: int, up_too: bool = True
     Running time: O(E) operations on ``bits``-bit integers per run, E <= U J edges.
     """
     edges = union_edges(graph)
+    if compiled_route(edges):
+        from symq.engines.normalization.limbs import from_limbs
+        low = from_limbs(_compiled_rows(edges, bits, False, False))
+        high = from_limbs(_compiled_rows(edges, bits, True, False)) if up_too else low
+        return edges.order, low, high
     if up_too:
         low, high = _bound_pair(edges, 1 << bits, False)
     else:
@@ -502,7 +586,7 @@ def _class_sums(edges: UnionEdges, h, a, exact: bool = False) -> list[Any]:
 
 
 def collaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = False,
-                         idle: bool = False) -> dict[str, Any]:
+                         idle: bool = False, kernel: str = "auto") -> dict[str, Any]:
     r"""Rigorous :class:`~symq.arithmetic.interval.Interval` enclosures of $G$,
     $\pi(\emptyset)$, (if ``idle``) $P(k\text{ idle})$ and (if ``per_class``) the mean numbers
     $L_c$ of the collaborative model, from the fixed-point runs at ``bits`` bits (module
@@ -516,6 +600,9 @@ def collaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = False,
         Fixed-point bits.
     per_class, idle : bool
         Also the mean numbers ``"L"`` (and ``"L_total"``) / the idle probabilities ``"idle"``.
+    kernel : ``"auto"``, ``"compiled"`` or ``"python"``
+        The compiled limb kernels (:func:`compiled_route` decides under ``"auto"``) or the
+        Python-integer kernels (the second route of the tests).
 
     Returns
     -------
@@ -543,6 +630,8 @@ def collaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = False,
     np = _np()
     edges = union_edges(graph)
     one = 1 << bits
+    if kernel == "compiled" or (kernel == "auto" and compiled_route(edges)):
+        return _compiled_bounds(graph, edges, bits, per_class, idle)
     h_lo, h_hi = _bound_pair(edges, one, False)
     g_lo, g_hi = int(h_lo.sum()), int(h_hi.sum())
     out: dict[str, Any] = {"G": Interval(Fraction(g_lo, one), Fraction(g_hi, one)),
@@ -558,6 +647,34 @@ def collaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = False,
     if per_class:
         a_lo, a_hi = _bound_pair(edges, one, True)
         t_lo, t_hi = _class_sums(edges, h_lo, a_lo), _class_sums(edges, h_hi, a_hi)
+        out["L"] = {c: Interval(Fraction(lam * lo, one * g_hi), Fraction(lam * hi, one * g_lo))
+                    for c, lam, lo, hi in zip(graph.classes, edges.lam_int, t_lo, t_hi)}
+        out["L_total"] = interval_sum(out["L"].values())
+    return out
+
+
+def _compiled_bounds(graph: SubsetGraph, edges: UnionEdges, bits: int, per_class: bool,
+                     idle: bool) -> dict[str, Any]:
+    """:func:`collaborative_bounds` on the compiled limb kernels: the same floor and ceil runs
+    (module docstring), the sums over unions exact in limbs."""
+    one = 1 << bits
+    size = graph.size
+    h_lo = _compiled_rows(edges, bits, False, False)
+    h_hi = _compiled_rows(edges, bits, True, False)
+    s_lo, s_hi = _compiled_sums(edges, h_lo, size), _compiled_sums(edges, h_hi, size)
+    g_lo, g_hi = s_lo[size], s_hi[size]
+    out: dict[str, Any] = {"G": Interval(Fraction(g_lo, one), Fraction(g_hi, one)),
+                           "empty": Interval(Fraction(one, g_hi), Fraction(one, g_lo)),
+                           "idle": None}
+    if idle:
+        out["idle"] = {s: Interval(Fraction(s_lo[j], g_hi), Fraction(s_hi[j], g_lo))
+                       for j, s in enumerate(graph.servers)}
+    if per_class:
+        a_lo = _compiled_rows(edges, bits, False, True)
+        t_lo = _compiled_class_sums(edges, h_lo, a_lo)
+        del a_lo
+        a_hi = _compiled_rows(edges, bits, True, True)
+        t_hi = _compiled_class_sums(edges, h_hi, a_hi)
         out["L"] = {c: Interval(Fraction(lam * lo, one * g_hi), Fraction(lam * hi, one * g_lo))
                     for c, lam, lo, hi in zip(graph.classes, edges.lam_int, t_lo, t_hi)}
         out["L_total"] = interval_sum(out["L"].values())
