@@ -107,7 +107,7 @@ def problems(table: list[Row], outputs: dict[str, str]) -> list[str]:
             continue
         if line[0] != r.verdict:
             found.append(f"{r.page}: {r.id} says {r.verdict}, {r.script} prints {line[0]}")
-        if r.verdict == "fails as printed":
+        if r.verdict == "fails as printed" == line[0]:
             values = PRINTED_TRUE.search(line[1])
             if values is None:
                 found.append(f"{r.page}: {r.id} fails but its line shows no printed and true value")

@@ -183,8 +183,12 @@ def check_thm_3_3_step():
                     ok &= inner + last * delta(r, state + (c,), n + 1) == r.lam[c] * pi
                     if n >= 1:
                         other &= inner + last * delta(r, state + (c,), n) == r.lam[c] * pi
-    claim("S3.3-proof", ok, "N, W, ring:3, every state of at most 3 jobs, index n + 1; "
-          f"with index n instead the step {'also holds' if other else 'fails'}")
+    # the printed index j + 1 has j unbound (j is bound only inside the sum before it); the
+    # display that opens the same proof prints this very term with Delta_{n+1}(c_n, c)
+    ambiguous("S3.3-proof", {"j = n (index n + 1)": ok, "j = n - 1 (index n)": other},
+              "Delta_{n+1}(c_n, c), as the proof's first display prints the same term", ok,
+              "partial balance of the induction step, N, W, ring:3, every state of at most 3 "
+              "jobs, every class c")
 
 
 def check_other_queues():

@@ -1,6 +1,7 @@
 """Every derivation script runs, its verdict is the one recorded in derivations/README.md, and
-every "holds" / "fails as printed" row of the audit tables docs/errata-*.md is what its script
-prints."""
+every holds / fails as printed / ambiguous row of the audit tables docs/errata-*.md has a
+``CHECK`` line of its own in the script it names, with that verdict (a failing one showing its
+printed and true values)."""
 
 import contextlib
 import io
@@ -15,7 +16,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 FOLDER = ROOT / "derivations"
 VERDICT = re.compile(r"^(VERIFIED|NOT VERIFIED|FAILS AS PRINTED; VERIFIED AFTER CORRECTION: .+)$")
-CHECK = re.compile(r"^CHECK (\S+): (holds|fails as printed)\b")
 AUDITS = sorted((ROOT / "docs").glob("errata-*.md"))
 
 
@@ -50,21 +50,15 @@ def run(script: str) -> str:
 
 
 def audit_rows():
-    r"""``(page, id, verdict, script)`` of every audit row whose verdict is holds or fails: the
-    rows ``| id | location | statement | verdict ... | `script.py` |``; a script cell
-    ``\`script.py\` (\`TAG\`)`` names the script's check line when it differs from the id."""
-    rows = []
-    for page in AUDITS:
-        for line in page.read_text().splitlines():
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if not line.startswith("|") or len(cells) < 5:
-                continue
-            script = re.fullmatch(r"`([\w.]+\.py)`(?: \(`?([\w.\-']+)`?\))?", cells[-1])
-            verdict = re.match(r"\*{0,2}(holds|fails as printed)", cells[-2])
-            if script and verdict:
-                tag = script.group(2) or cells[0]
-                rows.append((page.name, tag, verdict.group(1), script.group(1)))
-    return rows
+    """Every row of the audit tables docs/errata-*.md with a verdict to check (holds, fails as
+    printed, ambiguous), read by derivations/_audit_pages.py."""
+    sys.path.insert(0, str(FOLDER))
+    try:
+        import _audit_pages
+    finally:
+        sys.path.remove(str(FOLDER))
+    return _audit_pages, [r for page in AUDITS for r in _audit_pages.page_rows(page.name)
+                          if r.checked]
 
 
 def test_every_script_is_in_the_table():
@@ -80,23 +74,17 @@ def test_derivation_verdict(script, monkeypatch):
 
 
 def test_audit_tables_have_rows():
-    rows = audit_rows()
-    assert {page for page, *_ in rows} == {p.name for p in AUDITS}
-    assert len(rows) > 100
+    _, rows = audit_rows()
+    assert {r.page for r in rows} == {p.name for p in AUDITS}
+    assert len(rows) > 150
 
 
-@pytest.mark.parametrize("page, tag, verdict, script", audit_rows(),
-                         ids=[f"{p}:{t}" for p, t, *_ in audit_rows()])
-def test_audit_row(page, tag, verdict, script, monkeypatch):
-    """The row's verdict is the script's ``CHECK <tag>`` line; a row without such a line takes
-    the script's overall verdict (holds: VERIFIED, fails: FAILS AS PRINTED)."""
+@pytest.mark.parametrize("row", audit_rows()[1], ids=[f"{r.page}:{r.id}" for r in audit_rows()[1]])
+def test_audit_row(row, monkeypatch):
+    """The row names a script whose own ``CHECK <id>`` line prints the row's verdict (no
+    borrowed line, no fallback to the script's overall verdict), and a failing row's line shows
+    its printed and true values, which differ."""
     monkeypatch.chdir(ROOT)
-    assert script in SCRIPTS, f"{page}: {tag} names a script that does not exist: {script}"
-    output = run(script)
-    checks = {m.group(1): m.group(2) for m in map(CHECK.match, output.splitlines()) if m}
-    if tag in checks:
-        assert checks[tag] == verdict, f"{page}: {tag} says {verdict}, {script} prints {checks[tag]}"
-        return
-    last = output.strip().splitlines()[-1]
-    expected = "VERIFIED" if verdict == "holds" else "FAILS AS PRINTED"
-    assert last.startswith(expected), f"{page}: {tag} says {verdict}, {script} ends {last!r}"
+    pages, _ = audit_rows()
+    assert row.script in SCRIPTS, f"{row.page}: {row.id} names no existing script: {row.script}"
+    assert pages.problems([row], {row.script: run(row.script)}) == []
