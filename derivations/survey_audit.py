@@ -887,13 +887,55 @@ def check_mm1_means():
           f"{lam_i / (rate - lam_i)}")
     busy = mean(given_busy=True)
     waiting_busy = mean(shift=1, given_busy=True)
-    ambiguous("S6-busy", {"mean number in the system given all servers busy": busy == lam_i / (rate - lam_i),
+    # the collaborative W model (generic rates), exactly, from the law of the jobs in service d
+    # and the numbers n_j waiting behind each (Prop 5.5 with the corrected condition: P(d, n) =
+    # pi(0) prod lambda_{d_j}/mu(d_j) alpha_j^{n_j}, alpha_j = lambda(R(d_j))/mu(d_j), the n_j
+    # waiting jobs of classes in R(d_j) in proportion to lambda); "all busy" = S(d) = all servers
+    compat, lam, mu = CASES["W generic"]
+    r = rates_of(compat, lam, mu)
+    empty = direct_empty_probability(r)
+    total_l, total_m = sum(r.lam.values()), r.mu_of(r.servers)
+    p_busy = F(0)
+    in_system = {c: F(0) for c in r.lam}
+    waiting_w = {c: F(0) for c in r.lam}
+    behind_last = {c: F(0) for c in r.lam}
+
+    def walk(d, taken, weight, prefixes):
+        nonlocal p_busy
+        if taken == r.servers:
+            p_busy += weight
+            for c in r.lam:
+                between = sum((r.lam[c] / (r.mu_of(u) - r.lam_required(u)) for u in prefixes
+                               if r.sets[c] <= u), F(0))
+                last = r.lam[c] / (r.mu_of(taken) - r.lam_required(taken))
+                waiting_w[c] += weight * between
+                behind_last[c] += weight * last
+                in_system[c] += weight * (between + d.count(c))
+            return
+        for c in r.lam:
+            if not r.sets[c] <= taken:
+                u = taken | r.sets[c]
+                alpha = r.lam_required(u) / r.mu_of(u)
+                walk(d + (c,), u, weight * r.lam[c] / r.mu_of(u) / (1 - alpha), prefixes + [u])
+    walk((), frozenset(), empty, [])
+    target = {c: r.lam[c] / (total_m - total_l) for c in r.lam}
+    cond = lambda values: {c: v / p_busy for c, v in values.items()}  # noqa: E731
+    system_w, wait_w, last_w = cond(in_system), cond(waiting_w), cond(behind_last)
+    ambiguous("S6-busy", {"mean number in the system given all busy (M/M/1)":
+                          busy == lam_i / (rate - lam_i),
                           "mean number waiting (not holding a server, symq's waiting) given all "
-                          "busy": waiting_busy == lam_i / (rate - lam_i)},
-              "the mean number of class-i jobs waiting, given all servers busy (checked on the "
-              "one-server case only)", waiting_busy == lam_i / (rate - lam_i),
+                          "busy (M/M/1)": waiting_busy == lam_i / (rate - lam_i),
+                          "mean number in the system given all busy (W)": system_w == target,
+                          "mean number waiting given all busy (W)": wait_w == target,
+                          "mean number waiting behind the last job in service given all busy "
+                          "(W)": last_w == target},
+              "lambda_i/(mu - lambda) is the mean number of class-i jobs waiting behind the last "
+              "job in service, given all servers busy (it equals symq's waiting count only for "
+              "one server)", last_w == target,
               f"M/M/1, lambda = 1, mu = 2: E[N | busy] = {busy}, E[N - 1 | busy] = "
-              f"{waiting_busy}, lambda/(mu - lambda) = {lam_i / (rate - lam_i)}")
+              f"{waiting_busy}; W generic, class 1: in system {system_w['1']}, waiting "
+              f"{wait_w['1']}, behind the last {last_w['1']}, lambda_1/(mu - lambda) = "
+              f"{target['1']}")
     return not fails
 
 
