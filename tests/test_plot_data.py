@@ -205,3 +205,29 @@ def test_new_pictures_refuse_bad_input_in_one_line(args, match, tmp_path, capsys
     assert main(["plot", *args, "-o", str(tmp_path / "p.png")]) == 2
     err = capsys.readouterr().err
     assert match in err and err.count("\n") == 1
+
+
+def test_heatmap_and_levels_csv(tmp_path, capsys):
+    from symq.studies.compensation import sed
+    from symq.studies.compensation.grids import levels_needed
+    from symq.studies.compensation.hybrid import solve
+    rows = read(tmp_path, ["sed", "heatmap", "--s", "2", "--q", "1/2", "--rho", "1/2",
+                           "--size", "2"])
+    assert {r["curve"] for r in rows} == {f"rho=1/2, q_2={k}" for k in range(5)}
+    reference = solve(sed(2, "1/2", "1/2"), digits=20, box=12)  # more digits, a larger box
+    for row in rows:
+        assert row["y"] == "" and row["discipline"] == "sed"
+        q2 = int(row["curve"].rsplit("=", 1)[1])
+        text = row["y_decimal"]
+        assert "e" not in text  # these probabilities are above 1e-6
+        shown = Fraction(text)
+        true = Fraction(str(reference.probability((int(row["x"]), q2))))
+        # every digit shown is correct: off by less than one unit in the last place
+        unit = Fraction(1, 10 ** (len(text.split(".")[1]))) if "." in text else Fraction(1)
+        assert abs(shown - true) < unit, (row, true)
+        assert len(text.split(".")[1].lstrip("0")) >= 8  # 8 or more significant digits
+    rows = read(tmp_path, ["sed", "levels", "--s", "2", "--q", "1/2", "--rho", "1/2",
+                           "--size", "1", "--max-levels", "2"])
+    capsys.readouterr()
+    needed = levels_needed(sed(2, "1/2", "1/2"), size=1, max_levels=2)
+    assert {(int(r["x"]), int(r["curve"].split("=")[1])): int(r["y"]) for r in rows} == needed
