@@ -34,9 +34,11 @@ def _bracket(text: str) -> tuple[Fraction, Fraction]:
 
 def _face_slope(model, point, discipline, at, first, second):
     """dT/dx_first - dT/dx_second at x_first = at, x_second = C - at, from the formula."""
+    from symq.engines.formulas import structured
     from symq.engines.formulas.derivative import derivative
-    result = symq.solve(model, "mean-response-time", discipline)
-    values = derivative(result.formula, [first, second]).at({k: str(v) for k, v in point.items()})
+    formula = structured(symq.model(model) if isinstance(model, str) else model,
+                         "mean-response-time", discipline)
+    values = derivative(formula, [first, second]).at({k: str(v) for k, v in point.items()})
     return Fraction(str(values[f"total d/d{first}"])) - Fraction(str(values[f"total d/d{second}"]))
 
 

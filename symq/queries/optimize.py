@@ -334,7 +334,7 @@ class _Domain:
         return cls(len(budget), rows, classes_in, lam, base)
 
     def slack(self, x: list[Fraction]) -> Fraction:
-        """The smallest $\mu(U)-\lambda(U)$ at the budget rates ``x`` (stable iff $>0$)."""
+        r"""The smallest $\mu(U)-\lambda(U)$ at the budget rates ``x`` (stable iff $>0$)."""
         return min(c + sum(a * v for a, v in zip(coefs, x)) for c, coefs in self.unions)
 
     def comparison(self, ranges: list[tuple[Fraction, Fraction]]) -> Fraction | None:
@@ -592,6 +592,8 @@ def optimize(model: Model | str, quantity: str, budget: Any, discipline: str = "
         if n not in names:
             raise ModelError(f"the model has no rate {n!r}; its rates are " + ", ".join(names))
     chosen, total = parse_budget(budget, names)
+    current = [values.get(n) for n in chosen]
+    current = current if None not in current and sum(current) == total else None
     fixed = {n: v for n, v in values.items() if n not in chosen}
     missing = [n for n in names if n not in chosen and n not in fixed]
     if missing:
@@ -650,6 +652,7 @@ def optimize(model: Model | str, quantity: str, budget: Any, discipline: str = "
             return Optimum(**out)
         out.update(_certify(f, x, free, active, clean_bounds, total, digits, arithmetic, last))
         value_range = out.pop("_value_range")
+        out.update(_baseline(f, current, total, value_range, digits))
         out["limit"] = [chosen[i] for i in sorted(active) if x[i] == 0]
         out["scope"] = "local" if out["certified"] else "none"
         if not out["certified"] or f.domain is None or len(chosen) > GLOBAL_RATES:
@@ -660,8 +663,7 @@ def optimize(model: Model | str, quantity: str, budget: Any, discipline: str = "
         if found["better"] is None:
             if found["global"]:
                 out["scope"] = "global"
-                out["reason"] = (f"certified global minimum over the budget set: "
-                                 f"{found['note']}; {out['reason']}")
+                out["reason"] = f"certified global minimum over the budget set: {found['note']}"
             else:
                 out["reason"] = f"{out['reason']} (not proven global: {found['note']})"
             out["evaluations"] = f.evaluations
@@ -669,6 +671,32 @@ def optimize(model: Model | str, quantity: str, budget: Any, discipline: str = "
         start = found["better"]  # a better point: the active-set Newton steps from there
     out["reason"] = f"{out['reason']} (not proven global: better points keep being found)"
     return Optimum(**out)
+
+
+def _baseline(f: "_Objective", current: list | None, total: Fraction, value_range: tuple,
+              digits: int) -> dict[str, Any]:
+    """The objective at the current rates of the budget (when they sum to the budget) or at
+    the equal split, in certified digits, and the gain of the optimum against it (its enclosure
+    minus the minimum's); ``{}`` when that point is unstable or its digits are not certified."""
+    from flint import ctx
+    from symq.engines.normalization.certified import certify
+    from symq.engines.second_order import ball_of
+    k = len(f.budget)
+    name, x = ("current rates", current) if current is not None else \
+        ("equal split", [total / k] * k)
+    if any(v <= 0 for v in x) or not _stable(f.symbolic, f.point(x)):
+        return {}
+    try:
+        with ctx.workprec(f.bits):
+            v = f.second(x, [0], bits=f.bits)[0]
+            gain = v - ball_of(value_range[0], value_range[1])
+            v_text, g_text = certify(v, digits), certify(gain, max(1, digits // 2))
+    except _Undefined:
+        return {}
+    if v_text is None:
+        return {}
+    return {"baseline": name, "baseline_text": v_text.text,
+            "gain_text": g_text.text if g_text is not None else None}
 
 
 class _Undefined(ArithmeticError):
@@ -689,7 +717,7 @@ def _bounds_lists(f: "_Objective", budget: list[str], bounds: dict) -> tuple[lis
 
 def _start(f: "_Objective", symbolic: Model, budget: list[str], total: Fraction, lo: list,
            hi: list) -> list[Fraction]:
-    """The equal split projected onto the bounds; when it is unstable, the most stable point of
+    r"""The equal split projected onto the bounds; when it is unstable, the most stable point of
     a grid of the budget set (the largest slack $\min_U\mu(U)-\lambda(U)$, exact), else a
     one-line error that says whether any split can be stable."""
     k = len(budget)
@@ -750,7 +778,7 @@ def _start(f: "_Objective", symbolic: Model, budget: list[str], total: Fraction,
 
 
 def _grid(lo: list, hi: list, total: Fraction, n: int, cap: int) -> list[list[Fraction]]:
-    """The points of the budget set $\sum x=C$, ``lo <= x <= hi``, whose first $k-1$
+    r"""The points of the budget set $\sum x=C$, ``lo <= x <= hi``, whose first $k-1$
     coordinates are multiples of $C/n$ (at most ``cap`` points)."""
     k = len(lo)
     out: list[list[Fraction]] = []
@@ -1005,7 +1033,7 @@ def _certify_at(f: _Objective, x: list[Fraction], free: list[int], active: set[i
                     allocation[n] = text.text
             else:
                 x_out[n] = x[i]
-                allocation[n] = round_fraction(x[i], digits)
+                allocation[n] = "0" if x[i] == 0 else round_fraction(x[i], digits)
         texts = {}
         for key, ball, fallback in (("value", value_ball, vb), ("multiplier", nu_ball,
                                                                  ball_of(nu_c))):
@@ -1018,6 +1046,8 @@ def _certify_at(f: _Objective, x: list[Fraction], free: list[int], active: set[i
                 texts[key + "_text"] = round_fraction(_mid(use), digits)
             else:
                 texts[key + "_text"] = cert_text.text
+    if len(free) < 2 and isinstance(value_c, Fraction):  # the point is fixed: exact values
+        texts["value"], texts["multiplier"] = value_c, nu_c
     certified = kkt and positive and not reasons
     reason = ("certified local minimum: Krawczyk proves a unique KKT point in the box and the "
               "reduced Hessian is positive definite over it" if certified and len(free) >= 2
@@ -1216,8 +1246,10 @@ def _global(f: "_Objective", x: list[Fraction], free: list[int], active: set[int
         stack.append(box[:j] + [(mid, b)] + box[j + 1:])
     return {"global": True, "better": None, "boxes": boxes,
             "note": f"branch and bound over {boxes} boxes leaves only the box of radius "
-                    f"{radius} around the minimum, where it is the only KKT point and the "
-                    f"reduced Hessian is positive definite"}
+                    f"{radius} around it, where " + (
+                        "Krawczyk proves it the only KKT point and the reduced Hessian is "
+                        "positive definite" if len(free) >= 2 else
+                        "the signs of dQ/dx - nu at the bounds hold throughout")}
 
 def _nice(r: Fraction) -> Fraction:
     """The power of ten at or above ``r > 0`` (a short exact radius)."""
@@ -1258,19 +1290,17 @@ def _limit_point(symbolic, quantity, discipline, fixed, budget, total, x, drift,
     try:
         from symq.engines.formulas.derivative import derivative
         from symq.models.stability import stability_conditions
-        from symq.queries.solve import solve
-        result = solve(symbolic, quantity, discipline)
-        if result.formula is None:
-            raise ModelError("no structured formula")
-        rels = stability_conditions(result.model).relations()
+        from symq.engines.formulas import structured
+        formula = structured(symbolic, quantity, discipline)
+        rels = stability_conditions(formula.model).relations()
         names = {s.name: s for r in rels for s in r.free_symbols}
         subs = {names[n]: sympy.Rational(v.numerator, v.denominator)
                 for n, v in point.items() if n in names}
         if not all(bool(r.subs(subs)) for r in rels):
             return fail("the limit point is unstable")
         text_point = {n: str(v) for n, v in point.items()}
-        values = result.formula.at(text_point)
-        slopes = derivative(result.formula, budget).at(text_point)
+        values = formula.at(text_point)
+        slopes = derivative(formula, budget).at(text_point)
     except (ModelError, ZeroDivisionError, ValueError, TypeError) as exc:
         return fail(f"no exact value at the limit ({exc})")
 
