@@ -295,25 +295,35 @@ def _no_digits(exact) -> str:
 
 
 def _quantity_blocks(section: Section, model: Model, numeric: Model, discipline: str,
-                     quantity: str, symbolic: bool, digits: int, shown: set[str]) -> None:
+                     quantity: str, symbolic: bool, digits: int, shown: set[str],
+                     shown_laws: set[str] | None = None) -> None:
+    shown_laws = set() if shown_laws is None else shown_laws
     title = _TITLES.get(quantity, escape(QUANTITIES[quantity].capitalize()))
     try:
         from symq.queries.solve import solve
         answer = solve(numeric, quantity, discipline, digits=digits, exact=True, no_limits=True)
         method, value = answer.method, answer.items
+        formula = None
+        if symbolic:  # the formula printed below, by the route the planner runs for it
+            shaped = solve(model, quantity, discipline, method="formulas", no_limits=True)
+            formula = shaped.formula
+            if formula is not None and shaped.method != method:
+                method = f"{shaped.method}; values: {method}"
     except SymqError as error:
         if "--time" in str(error):  # a survival function: its value needs a time t
-            section.text(f"{title}: a function of the time $t$, one minus the CDF of the law "
-                         "above.")
+            law = quantity.removesuffix("-survival")
+            section.text(f"{title}: a function of the time $t$, one minus the CDF of the "
+                         f"{law} law" + (" above." if law in shown_laws
+                                         else " (evaluate it with --time T)."))
         else:
             section.text(f"{title}: not available ({escape(str(error))}).")
         return
     section.text(rf"{title}. \emph{{Method:}} {_method_text(method)}.")
     if quantity == "normalizing-constant":
         section.text(_G_NOTES[discipline])
-    if symbolic:
-        from symq.engines.formulas import structured
-        formula = structured(model, quantity, discipline)
+    if quantity in ("response-time", "waiting-time"):
+        shown_laws.add(quantity)
+    if formula is not None:
         new = [d for d in formula.definitions if d.name not in shown and d.kind != "inline"]
         names = formula.names
         if not new:
@@ -456,16 +466,15 @@ def build_report(model: Model, discipline: str | None = None,
         if symbolic:
             _formula_notation(section, d)
         defined: set[str] = set()
+        laws: set[str] = set()
         for quantity in QUANTITIES:
             if getattr(progress, "bar", None) is not None:  # a symq.progress line: say what runs
                 progress.bar.set_stage(f"{d}: {quantity}")
             if progress is not None:
                 progress(step, total)
             step += 1
-            if quantity == "response-time" and not is_nested(model):
-                continue
             formula = symbolic and quantity in _STRUCTURED
-            _quantity_blocks(section, model, numeric, d, quantity, formula, digits, defined)
+            _quantity_blocks(section, model, numeric, d, quantity, formula, digits, defined, laws)
         sections.append(section)
     if verify_jobs:
         offsets, at = {}, steps

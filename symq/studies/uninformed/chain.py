@@ -261,10 +261,11 @@ def rais_aggregated_weight(queue: UninformedQueue, busy: Iterable[str],
     (1/4, 1/4)
     """
     busy = sorted(busy_set(queue, busy))
-    if method == "orders":
+    summation = method  # the caller's choice of summation, not a route
+    if summation == "orders":
         return sympy.Add(*[rais_product_form_weight(queue, order)
                            for order in itertools.permutations(busy)])
-    if method != "recursion":
+    if summation != "recursion":
         raise ValueError(f"method must be 'orders' or 'recursion', not {method!r}")
     n, lam = queue.size, queue.arrival_rate
     weights: dict[frozenset, sympy.Expr] = {frozenset(): sympy.Integer(1)}
