@@ -153,11 +153,16 @@ def test_response_time_load_survival_at_a_time(tmp_path, capsys):
             < Fraction(1, 10**13)
 
 
-def test_distribution_split_and_survival_csv(tmp_path, capsys):
+def test_distribution_csv(tmp_path, capsys):
     rows = read(tmp_path, ["w", "distribution", *SET, "--max-jobs", "4"])
+    capsys.readouterr()
     empty = symq.solve("w", "empty-probability", "collaborative", values=W).exact
     assert Fraction(curve(rows, "P(N = n)")[0]["y"]) == Fraction(str(empty))
     assert len(rows) == 5 and sum(Fraction(r["y"]) for r in rows) < 1
+
+
+@pytest.mark.slow  # the split's bisection: about 80 exact gradients
+def test_split_csv(tmp_path, capsys):
     rows = read(tmp_path, ["w", "split", "--set", "lambda_1=3/20", "--set", "lambda_2=1/10",
                            "--set", "lambda_3=1/4", "--budget", "mu_1 + mu_2 = 9/5",
                            "--points", "3"])
@@ -169,6 +174,10 @@ def test_distribution_split_and_survival_csv(tmp_path, capsys):
             "lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4", "mu_1": str(x),
             "mu_2": str(Fraction(9, 5) - x)}).exact["total"]
         assert Fraction(row["y"]) == Fraction(str(expected))
+    capsys.readouterr()
+
+
+def test_survival_csv(tmp_path, capsys):
     rows = read(tmp_path, ["w", "response-time-survival", *SET, "--discipline", "alis",
                            "--points", "5", "--max-time", "2"])
     capsys.readouterr()
@@ -207,6 +216,7 @@ def test_new_pictures_refuse_bad_input_in_one_line(args, match, tmp_path, capsys
     assert match in err and err.count("\n") == 1
 
 
+@pytest.mark.slow  # the compensation solves behind the heat map
 def test_heatmap_and_levels_csv(tmp_path, capsys):
     from symq.studies.compensation import sed
     from symq.studies.compensation.grids import levels_needed

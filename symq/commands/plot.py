@@ -297,9 +297,8 @@ def run(args: argparse.Namespace) -> int:
     if data_path is not None:
         pictures.write_data(picture, data_path, name, kind.name)
     if args.format == "json":
-        extra = {"data_file": data_path} if data_path is not None else {}
         emit_json({"model": name, "kind": kind.name, "parameters": parameters,
-                   "files": written, **extra, "data": picture.data})
+                   "files": written, "data": picture.data})
     elif args.format == "latex":
         for path in written:
             print(f"\\includegraphics{{{path}}}")
