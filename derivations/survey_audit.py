@@ -415,8 +415,18 @@ def check_state_spaces():
     claim("S3.3-X", ok_rais, "N, W, ring:3, up to 3 waiting jobs")
     claim("S5-bn", ok_bn, "N, W, ring:3, up to 3 waiting jobs: the (b_l, n_l) interleavings with "
           "classes in R(b_j) are exactly the reachable z of the RAIS chain")
-    claim("S6-idle", ok_idle, f"{n_idle} reachable ALIS and RAIS states of N, W, ring:3: no waiting "
-          "class-i job while a server of S_i is idle")
+    # the statement is about the collaborative system: there a server is busy when it serves
+    # some job (the oldest compatible one); with a class-i job present every server of S_i is
+    ok_collab, n_collab = True, 0
+    for compat in (N, W, RING):
+        for n in range(1, 5):
+            for state in itertools.product(sorted(compat), repeat=n):
+                n_collab += 1
+                busy = set().union(*(set(compat[c]) for c in state))
+                ok_collab &= all(set(compat[c]) <= busy for c in state)
+    claim("S6-idle", ok_idle and ok_collab, f"collaborative: every state of N, W, ring:3 with at "
+          f"most 4 jobs ({n_collab}); also the {n_idle} reachable ALIS and RAIS states: no "
+          "class-i job waits while a server of S_i is idle")
 
 
 def check_rais_proof_index():

@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "derivations"))
-import _audit_pages as audit  # noqa: E402
+import _audit_pages as audit
 
 sys.path.remove(str(ROOT / "derivations"))
 
