@@ -41,6 +41,7 @@ _ROWS = (
     ("symq.engines.nested", "model", "is_nested nesting_tree"),
     ("symq.engines.nested", "quantity", "nested_empty_probability"),
     ("symq.queries.solve", None, "solve Result"), ("symq.queries.gradient", None, "gradient"),
+    ("symq.queries.plan", None, "explain Plan"),
     ("symq.queries.optimize", None, "optimize Optimum"),
     ("symq.queries.quantities", None,
      "empty_probability normalizing_constant server_idle_probability mean_number "
@@ -85,7 +86,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Model", "model", "example_model", "load", "loads", "builtin_names",
-    "solve", "Result", "ROUTES", "gradient", "optimize", "Optimum",
+    "solve", "Result", "ROUTES", "gradient", "optimize", "Optimum", "explain", "Plan",
     "empty_probability", "normalizing_constant", "server_idle_probability", "mean_number",
     "mean_response_time", "derive", "evaluate", "Evaluated",
     "verify", "BalanceReport",
