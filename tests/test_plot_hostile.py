@@ -34,7 +34,8 @@ def test_huge_weight_gives_a_short_file_name(tmp_path, capsys):
     out = capsys.readouterr().out.splitlines()
     (png,) = [p for p in tmp_path.iterdir() if p.suffix == ".png"]
     assert len(png.name) <= 120 and out[0] == f"wrote {png}"
-    rows = list(csv.DictReader(open(tmp_path / "d.csv", encoding="utf-8")))
+    with open(tmp_path / "d.csv", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
     assert rows[0]["curve"] == "drift V_k" and rows[0]["y"] == str(10 ** 3999)  # exact
     # another huge weight: another name (the digest), not an overwrite
     assert main([*args, "--weights", "1=2e3999"]) == 0

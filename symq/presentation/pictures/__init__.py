@@ -32,7 +32,8 @@ from symq.models.model import DISCIPLINES
 __all__ = ["Picture", "PictureKind", "Curve", "Digits", "register", "kinds", "get", "pyplot",
            "save", "file_stem", "SUBJECTS", "FORMATS", "QUANTITY_NAMES", "SHARED_OPTIONS",
            "quantity_name", "rates_title", "scientific", "agreed_digits", "ball_digits",
-           "data_rows", "write_data", "DATA_COLUMNS", "DATA_DIGITS", "STEM_LIMIT", "QUANTITY_OPTION"]
+           "data_rows", "write_data", "DATA_COLUMNS", "DATA_DIGITS", "STEM_LIMIT", "QUANTITY_OPTION",
+           "NUMBER_LIMIT", "short_latex"]
 
 #: the options that several kinds take, defined once (``symq plot`` has one ``--discipline``,
 #: one ``--quantity`` and one ``--points`` for all of them)
@@ -334,6 +335,53 @@ def quantity_name(quantity: str) -> str:
     return QUANTITY_NAMES.get(quantity, quantity.replace("-", " "))
 
 
+#: the longest exact number a picture writes out; longer ones are shown to 6 digits
+NUMBER_LIMIT = 40
+
+
+def short_latex(value: Any, limit: int = NUMBER_LIMIT, relation: bool = False) -> str:
+    r"""Mathtext (without ``$``) of an exact value for a label: the value itself when its LaTeX
+    has at most ``limit`` characters, else $pprox$ and its first 6 significant digits
+    (correctly rounded), so a rate of 4,000 digits gives a label, not a 38,000-pixel picture.
+
+    Parameters
+    ----------
+    value : sympy.Expr or number
+        A rate, a drift.
+    limit : int
+        The longest exact text kept.
+    relation : bool
+        Start with ``=`` for an exact value (``\\approx`` starts a rounded one), to follow a
+        name: ``f"$\\mu{short_latex(v, relation=True)}$"``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import sympy
+    >>> short_latex(sympy.Rational(3, 2)), short_latex(sympy.Integer(10) ** 3999 / 3)
+    ('\\frac{3}{2}', '\\approx 3.33333\\times10^{3998}')
+    >>> short_latex(2, relation=True)
+    '=2'
+
+    Running time: O(size of the value).
+    """
+    import sympy
+
+    from symq.arithmetic.numeric import decimal_string
+    value = value if isinstance(value, sympy.Basic) else sympy.sympify(value)
+    text = sympy.latex(value)
+    if len(text) <= limit or not value.is_number:
+        text = text if len(text) <= 4 * limit else text[:limit] + r"\ldots"
+        return "=" + text if relation else text
+    digits = decimal_string(value, 6)
+    mantissa, _, exponent = digits.partition("e")
+    return (f"\\approx {mantissa}\\times10^{{{int(exponent)}}}" if exponent
+            else f"\\approx {digits}")
+
+
 def rates_title(model) -> str:
     r"""The rates of ``model`` as mathtext for a title: ``$\lambda=(1,1,1),\ \mu=(2,2)$``.
 
@@ -358,8 +406,8 @@ def rates_title(model) -> str:
     import sympy
 
     def text(values) -> str:
-        return ",".join(str(v) if isinstance(v, sympy.Rational) else sympy.latex(v)
-                        for v in values)
+        return ",".join(str(v) if isinstance(v, sympy.Rational) and len(str(v)) <= NUMBER_LIMIT
+                        else short_latex(v) for v in values)
 
     lam = text(model.arrival_rates[c] for c in model.classes)
     mu = text(model.service_rates[s] for s in model.servers)

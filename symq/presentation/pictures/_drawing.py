@@ -57,9 +57,10 @@ def distinct(names: Sequence[Any], prefix: str = "", limit: int = NAME_LIMIT) ->
     r"""Legend rows for ``names`` as :func:`plain` text, one row per name and no two alike.
 
     :func:`plain` alone can show two names the same way: a name holding the character ESC and
-    one holding the four characters ````, or two long names cut to the same first
-    ``limit`` characters. Those rows are shown with Python's escapes (``\x1b`` for the
-    backslash) and the name's end (``AAA…A1``); any still alike get their position ``[k]``.
+    one holding the four characters ``\x1b``, or two long names cut to the same first
+    ``limit`` characters. Those rows are shown as Python's ``ascii`` writes the name (ESC as
+    ``\x1b``, a backslash as ``\\``) and with the name's end (``AAAA…AAAA1``); any rows still
+    alike get their position ``[k]``.
 
     Parameters
     ----------
@@ -122,6 +123,7 @@ def bipartite(ax, model: Model, colours: Mapping[str, Any] | None = None,
 
     ``colours`` maps a server to a colour (default: one colour for all).
     """
+    from symq.presentation.pictures import short_latex
     classes: Sequence[str] = model.classes
     servers: Sequence[str] = model.servers
     height = max(len(classes), len(servers), 1)
@@ -138,7 +140,7 @@ def bipartite(ax, model: Model, colours: Mapping[str, Any] | None = None,
         ax.scatter([0], [yc[i]], s=420, color="#4c72b0", zorder=2, edgecolors="black")
         ax.text(0, yc[i], plain(i, 12), ha="center", va="center", color="white", fontsize=9,
                 zorder=3)
-        ax.annotate(f"$\\lambda={sympy.latex(model.arrival_rates[i])}$", (0, yc[i]),
+        ax.annotate(f"$\\lambda{short_latex(model.arrival_rates[i], relation=True)}$", (0, yc[i]),
                     xytext=(-16, 0), textcoords="offset points", ha="right", va="center",
                     fontsize=9)
     for j in servers:
@@ -146,7 +148,7 @@ def bipartite(ax, model: Model, colours: Mapping[str, Any] | None = None,
         ax.scatter([1], [yj[j]], s=420, marker="s", color=colour, zorder=2, edgecolors="black")
         ax.text(1, yj[j], plain(j, 12), ha="center", va="center", color="white", fontsize=9,
                 zorder=3)
-        ax.annotate(f"$\\mu={sympy.latex(model.service_rates[j])}$", (1, yj[j]),
+        ax.annotate(f"$\\mu{short_latex(model.service_rates[j], relation=True)}$", (1, yj[j]),
                     xytext=(16, 0), textcoords="offset points", ha="left", va="center",
                     fontsize=9)
     ax.text(0, height - 0.1, class_caption, ha="center", va="bottom", fontsize=10, weight="bold")

@@ -19,7 +19,7 @@ from typing import Sequence
 
 from symq.models.model import Model
 from symq.presentation.pictures import (Curve, Picture, PictureKind, file_stem, pyplot,
-                                        rates_title, register)
+                                        rates_title, register, short_latex)
 from symq.presentation.pictures._drawing import bipartite, label, plain
 
 __all__ = ["draw"]
@@ -82,7 +82,8 @@ def draw(model: Model, weights: Sequence[str] = ()) -> Picture:
     else:
         right.axis("off")
         for k, c in enumerate(d.clusters):
-            right.text(0, 1 - 0.12 * (k + 1), f"{names[k]}: $V_{k + 1} =$ {_short(c.drift)}",
+            drift = short_latex(c.drift, relation=True)
+            right.text(0, 1 - 0.12 * (k + 1), f"{names[k]}: $V_{k + 1}{drift}$",
                        transform=right.transAxes, fontsize=10, color=palette(k % 10))
     for k, c in enumerate(d.clusters):
         left.scatter([], [], marker="s", color=palette(k % 10),
@@ -106,17 +107,9 @@ def draw(model: Model, weights: Sequence[str] = ()) -> Picture:
 
 
 def _short(value) -> str:
-    """A drift as mathtext: exact when short, else 6 correct significant digits
-    (``$3.33333\\times10^{3998}$``)."""
-    import sympy
-
-    from symq.arithmetic.numeric import decimal_string
-    text = sympy.latex(value)
-    if len(text) <= 40 or value.free_symbols:
-        return f"${text}$"
-    digits = decimal_string(value, 6)
-    mantissa, _, exponent = digits.partition("e")
-    return f"${mantissa}\\times10^{{{int(exponent)}}}$" if exponent else f"${digits}$"
+    """A drift as mathtext: exact when short, else 6 correct significant digits."""
+    from symq.presentation.pictures import short_latex
+    return f"${short_latex(value)}$"
 
 
 register(PictureKind(

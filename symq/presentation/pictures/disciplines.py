@@ -20,7 +20,6 @@ Examples
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any, Callable
 
 from symq.errors import ModelError

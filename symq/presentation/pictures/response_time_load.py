@@ -124,7 +124,7 @@ def tail_curves(model: Model, discipline: str = "collaborative", points: int = 1
         else:
             result = solve(scaled, "response-time", discipline, digits=DIGITS,
                            percentile=str(p), limits=limits, what=what)
-            if "percentile" in result.keys():
+            if "percentile" in result.keys():  # noqa: SIM118 (a Result, not a dict)
                 values = result["percentile"]
             else:  # a route that returns the law without its percentile: the law's own root
                 values = _percentiles(scaled, discipline, p)
