@@ -126,8 +126,8 @@ def arrival_rate(x, masks, lam):
     return total
 
 @njit(cache=True)
-def layer_dp(size, bits, up, forward, mult, masks, lam, table, exps, has_src, src, src_exp,
-             k_acc, k_comb, buf, sbuf):
+def layer_dp(size, bits, up, forward, mult, den, table, exps, has_src, src, src_exp,
+             k_acc, k_comb, buf, sbuf, xs_layer):
     """One directed run of the layer DP (module docstring); table rows and exps filled.
     Returns a nonzero code on overflow (the caller widens and reruns)."""
     K = table.shape[1]
@@ -150,16 +150,23 @@ def layer_dp(size, bits, up, forward, mult, masks, lam, table, exps, has_src, sr
         prev = k - 1 if forward else k + 1
         has_prev = (forward and k >= 1) or ((not forward) and k < size)
         e_acc = exps[prev] if has_prev else np.int64(0)
-        # pass A: exact layer sums into buf, their largest bit length
-        top_acc = np.int64(0)
-        top_src = np.int64(0)
-        dmin = np.int64(1) << 62
+        # the masks of the layer, increasing (Gosper's hack)
         x = (np.int64(1) << k) - 1
-        i = 0
+        count = 0
         while x <= full:
+            xs_layer[count] = x
+            count += 1
+            if x == 0:
+                break
+            c = x & -x
+            r = x + c
+            x = (((r ^ x) >> 2) // c) | r
+        # pass A: exact layer sums into buf
+        for i in range(count):
             for t in range(k_acc):
                 acc[t] = 0
             if has_prev:
+                x = xs_layer[i]
                 for j in range(size):
                     bit = np.int64(1) << j
                     if ((x & bit) != 0) == forward:
@@ -169,26 +176,25 @@ def layer_dp(size, bits, up, forward, mult, masks, lam, table, exps, has_src, sr
                             p = np.int64(table[y, t]) * mj
                             acc[t] += p & MASK
                             acc[t + 1] += p >> L
-                normalize(acc, k_acc)
             for t in range(k_acc):
                 buf[i, t] = acc[t]
-            b = bitlen(acc, k_acc)
+        top_acc = np.int64(0)
+        top_src = np.int64(0)
+        dmin = np.int64(1) << 62
+        for i in range(count):
+            x = xs_layer[i]
+            if normalize(buf[i], k_acc):
+                return 6
+            b = bitlen(buf[i], k_acc)
             if b > top_acc:
                 top_acc = b
             if has_src:
                 b = bitlen(src[full ^ x], ks)
                 if b > top_src:
                     top_src = b
-            d = arrival_rate(x, masks, lam)
+            d = np.int64(den[x])
             if d < dmin:
                 dmin = d
-            i += 1
-            if x == 0:
-                break
-            c = x & -x
-            r = x + c
-            x = (((r ^ x) >> 2) // c) | r
-        count = i
         # the exponent of the combined layer: keep bits + 64 bits below its top
         if has_src:
             if has_prev and top_acc > 0:
@@ -203,9 +209,8 @@ def layer_dp(size, bits, up, forward, mult, masks, lam, table, exps, has_src, sr
             e_t = e_acc
         # pass B: combine with the source (directed shifts), largest bit length
         top = np.int64(0)
-        x = (np.int64(1) << k) - 1
-        i = 0
-        while x <= full:
+        for i in range(count):
+            x = xs_layer[i]
             if has_src:
                 over = shift_into(buf[i], k_acc, e_acc - e_t, up, comb, k_comb) \
                     if has_prev else np.int64(0)
@@ -226,12 +231,6 @@ def layer_dp(size, bits, up, forward, mult, masks, lam, table, exps, has_src, sr
                 b = bitlen(buf[i], k_acc)
             if b > top:
                 top = b
-            i += 1
-            if x == 0:
-                break
-            c = x & -x
-            r = x + c
-            x = (((r ^ x) >> 2) // c) | r
         dbits = np.int64(0)
         v = dmin
         while v:
@@ -239,10 +238,9 @@ def layer_dp(size, bits, up, forward, mult, masks, lam, table, exps, has_src, sr
             dbits += 1
         shift = bits - (top - dbits + 1) if top > 0 else np.int64(0)
         # pass C: the directed division by L_s(X), after the layer's shift
-        x = (np.int64(1) << k) - 1
-        i = 0
-        while x <= full:
-            d = arrival_rate(x, masks, lam)
+        for i in range(count):
+            x = xs_layer[i]
+            d = np.int64(den[x])
             if has_src:
                 over = shift_into(sbuf[i], k_comb, shift, up, wide, wide.shape[0])
             else:
@@ -253,12 +251,6 @@ def layer_dp(size, bits, up, forward, mult, masks, lam, table, exps, has_src, sr
                 return 4
             for t in range(K):
                 table[x, t] = q[t]
-            i += 1
-            if x == 0:
-                break
-            c = x & -x
-            r = x + c
-            x = (((r ^ x) >> 2) // c) | r
         exps[k] = e_t - shift
         if count == 0:
             return 5
@@ -553,3 +545,16 @@ def union_idle_sums(h, xs, size, out):
         if normalize(out[j], width):
             over = 1
     return over
+
+
+@njit(cache=True)
+def arrival_table(size, masks, lam, out):
+    """out[X] = sum of lam[c] over the classes c whose server set meets X (int32: the callers
+    check that the total is below 2**31)."""
+    n = np.int64(1) << size
+    for x in range(n):
+        total = np.int64(0)
+        for c in range(masks.shape[0]):
+            if x & masks[c]:
+                total += lam[c]
+        out[x] = total

@@ -171,6 +171,7 @@ def _layer_run(size, bits, up, forward, mult, masks, lam, source=None):
     import numpy as np
     from math import comb
     kern = _kernels()
+    den = _arrival_table(size, masks, lam)
     k = limbs_for(bits + 2)
     widest = max(comb(size, j) for j in range(size + 1))
     extra = 0
@@ -179,21 +180,39 @@ def _layer_run(size, bits, up, forward, mult, masks, lam, source=None):
         k_comb = limbs_for(bits + 70) + 1 + extra
         table = np.zeros((1 << size, k), dtype=np.uint32)
         exps = np.zeros(size + 1, dtype=np.int64)
-        buf = np.zeros((widest, k_acc), dtype=np.uint32)
+        buf = np.zeros((widest, k_acc), dtype=np.int64)
+        xs_layer = np.zeros(widest, dtype=np.int64)
         if source is not None:
             src, src_exp = source
             sbuf = np.zeros((widest, k_comb), dtype=np.uint32)
         else:
             src, src_exp = np.zeros((1, 1), dtype=np.uint32), 0
             sbuf = np.zeros((1, 1), dtype=np.uint32)
-        code = kern["layer_dp"](size, bits, up, forward, mult, masks, lam, table, exps,
-                                source is not None, src, src_exp, k_acc, k_comb, buf, sbuf)
+        code = kern["layer_dp"](size, bits, up, forward, mult, den, table, exps,
+                                source is not None, src, src_exp, k_acc, k_comb, buf, sbuf,
+                                xs_layer)
         del buf, sbuf
         if code == 0:
             return table, exps
         if extra > 8:  # pragma: no cover - the widths above are proved sufficient
             raise RuntimeError(f"fixed-point layer DP overflow (code {code})")
         extra += 2
+
+
+_DEN: dict = {}
+
+
+def _arrival_table(size, masks, lam):
+    """$L_s(X)$ for every mask (int32, computed once per model and kept for the next run)."""
+    import numpy as np
+    key = (size, masks.tobytes(), lam.tobytes())
+    if key not in _DEN:
+        _DEN.clear()
+        out = np.zeros(1 << size, dtype=np.int32)
+        from symq.engines.normalization import _limbs_jit as jit
+        jit.arrival_table(size, masks, lam, out)
+        _DEN[key] = out
+    return _DEN[key]
 
 
 def forward_weights(size: int, bits: int, up: bool, mult, masks, lam):
