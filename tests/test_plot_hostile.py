@@ -83,3 +83,26 @@ def test_legend_rows_of_names_that_print_alike_are_distinct():
     rows = distinct(HOSTILE, "class ")
     assert len(set(rows.values())) == len(HOSTILE)
     assert all(len(r) <= len("class ") + 60 for r in rows.values())
+
+
+def test_a_huge_rate_is_labelled_by_its_digits(tmp_path):
+    import symq
+    picture = get("graph").draw(symq.model("w").substitute({"mu_1": "1e3999"}))
+    try:
+        labels = [t.get_text() for t in picture.figure.axes[0].texts]
+        assert r"$\mu\approx 1.00000\times10^{3999}$" in labels
+        save(picture, str(tmp_path / "g.png"))
+        from PIL import Image
+        assert Image.open(tmp_path / "g.png").size[0] < 2000  # was 38,610 px wide
+    finally:
+        close(picture)
+
+
+def test_latex_format_refuses_a_file_name_latex_would_run(tmp_path, capsys):
+    target = tmp_path / "a}\\input{x.png"
+    assert main(["plot", "w", "graph", "-o", str(target), "--format", "latex"]) == 2
+    err = capsys.readouterr().err
+    assert "rename the file" in err and err.count("\n") == 1 and not target.exists()
+    assert main(["plot", "w", "graph", "-o", str(tmp_path / "ok_1.png"), "--format",
+                 "latex"]) == 0
+    assert capsys.readouterr().out == f"\\includegraphics{{{tmp_path / 'ok_1.png'}}}\n"

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from typing import Any
 
 from symq.errors import ModelError
@@ -173,6 +174,9 @@ def _subject(kind, args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
 
 _STEM_LENGTH = 80
 
+#: characters that \includegraphics{...} would read as LaTeX, not as a file name
+_LATEX_UNSAFE = re.compile(r"[\\{}%#$&^~]")
+
 
 def default_stem(stem: str, parameters: dict[str, Any], options: dict[str, Any],
                  defaults: dict[str, Any]) -> str:
@@ -262,6 +266,10 @@ def run(args: argparse.Namespace) -> int:
 
     for path in args.output:  # a pipe, a device, a control character: refused before drawing
         check_output_path(path, create_folder=True)
+        if args.format == "latex" and _LATEX_UNSAFE.search(path):
+            raise ModelError(f"--output {printable(path)!r} with --format latex: LaTeX reads "
+                             "\\, {, }, %, #, $, &, ^ and ~ in a file name as commands; "
+                             "rename the file")
     data_path = getattr(args, "data", None)
     if data_path is not None:
         if not data_path.lower().endswith(".csv"):
