@@ -113,3 +113,30 @@ def requests():
                 out.append((label, model, "response-time", d, None, None, "structured"))
                 out.append((label, model, "response-time", d, vals, None, "structured"))
     return out
+
+
+def calibration_requests():
+    """The calibration subset: every model and discipline, the empty probability and the mean
+    numbers with symbolic and with numeric rates (their plans hold every arithmetic), and the
+    response-time law of the models of at most 6 servers."""
+    out = []
+    for label, model in models():
+        vals = values_for(model)
+        for d in DISCIPLINES:
+            for q in ("empty-probability", "mean-number"):
+                if len(model.servers) <= 5:
+                    out.append((label, model, q, d, None, None, "structured"))
+                out.append((label, model, q, d, vals, None, "structured"))
+            if len(model.servers) <= 5:
+                out.append((label, model, "response-time", d, None, None, "structured"))
+            if len(model.servers) <= 6:
+                out.append((label, model, "response-time", d, vals, None, "structured"))
+    return out
+
+
+def regret_requests(count: int = 100):
+    """A deterministic sample of ``count`` requests of the corpus (every model, quantity and
+    discipline represented)."""
+    everything = requests()
+    step = max(1, len(everything) // count)
+    return everything[::step][:count]

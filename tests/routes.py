@@ -18,7 +18,7 @@ import sympy
 import symq
 
 from symq.engines import ctmc
-from symq.engines import normalization as nz
+from symq.queries import exact as nz
 from symq.models.model import Model
 
 

@@ -16,8 +16,9 @@ import symq
 from symq.cli import main
 from symq.errors import UnsupportedError
 from symq.models.model import Model
-from symq.engines.normalization import values
-from symq.engines.normalization.certified import (BallField, certified_quantity, certified_values,
+from symq.queries.exact import values
+from symq.queries.exact import certified_quantity, certified_values  # noqa: E402
+from symq.engines.normalization.certified import (BallField,
                                           certify)
 from symq.arithmetic.numeric import round_fraction
 

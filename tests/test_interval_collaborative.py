@@ -20,8 +20,9 @@ from hypothesis import HealthCheck, assume, given, settings
 import symq
 from symq.errors import UnsupportedError
 from symq.models.model import Model
-from symq.engines.normalization import server_removal_mean_number, values
-from symq.engines.normalization.certified import certified_quantity, certified_values
+from symq.engines.normalization import server_removal_mean_number
+from symq.queries.exact import values
+from symq.queries.exact import certified_quantity, certified_values
 from symq.engines.normalization.collaborative import CollaborativeTables, collaborative_values
 from symq.engines.normalization.interval_collaborative import (_forward, adjoint_mean_numbers,
                                                        collaborative_bounds, exact_cover_bounds,

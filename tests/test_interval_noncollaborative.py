@@ -18,8 +18,8 @@ import symq
 from symq.errors import UnsupportedError
 from symq.models.model import Model
 from symq.engines.normalization import interval_noncollaborative as inc
-from symq.engines.normalization import values
-from symq.engines.normalization.certified import certified_quantity, certified_values
+from symq.queries.exact import values
+from symq.queries.exact import certified_quantity, certified_values
 from symq.engines.normalization.interval_noncollaborative import (noncollaborative_bounds,
                                                           noncollaborative_intervals)
 from symq.engines.normalization.subsets import SubsetGraph
@@ -104,7 +104,7 @@ def test_components_and_structured_parts_factor_as_the_exact_route():
     mu = {**dict(left.service_rates), **{rename[s]: v for s, v in right.service_rates.items()},
           "10": 1, "11": 1, "12": 1}  # a redundancy:3:2 component (exact route)
     model = Model(compatibility=compatibility, arrival_rates=lam, service_rates=mu)
-    from symq.engines.normalization.entry import structure_route
+    from symq.queries.exact import structure_route
     from symq.engines.normalization.structured import components
     assert sorted(structure_route(p, "alis") for p in components(model)) == \
         ["redundancy", "subset-dp", "subset-dp"]

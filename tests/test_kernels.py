@@ -19,7 +19,7 @@ import pytest
 
 import symq
 from symq.models.model import Model
-from symq.engines.normalization import values
+from symq.queries.exact import values
 from symq.engines.normalization import limbs
 from symq.engines.normalization import interval_noncollaborative as inc
 from symq.engines.normalization import interval_collaborative as ico

@@ -407,8 +407,7 @@ def test_weights_above_2_to_the_64_take_the_wider_packing():
     """Two servers near saturation: H of the single servers is about 2^80 times H(empty), so
     the sums of the next level pass the first packing width; the kernels must widen it (else
     the low half carries into the high half) and still certify every digit."""
-    from symq.engines.normalization import values
-    from symq.engines.normalization.certified import certified_values
+    from symq.queries.exact import certified_values, values
     from symq.engines.normalization.interval_collaborative import exact_cover_bounds
     from symq.engines.normalization.subsets import SubsetGraph
     from symq.arithmetic.numeric import round_fraction

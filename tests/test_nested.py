@@ -10,7 +10,7 @@ import sympy
 from scipy.linalg import expm
 
 import symq
-from symq.engines import normalization as nz
+from symq.queries import exact as nz
 from symq.engines.aggregated import busy_order_probability, response_time_law, waiting_time_law
 from symq.engines.ctmc import truncated_stationary
 from symq.engines.distributions import THETA, TIME

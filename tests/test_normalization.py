@@ -14,7 +14,7 @@ import sympy
 from hypothesis import given, settings, strategies as st
 
 import symq
-from symq.engines import normalization as nz
+from symq.queries import exact as nz
 from symq.engines.normalization.alis import alis_values, matching_rates
 from symq.engines.normalization.collaborative import CollaborativeTables, collaborative_values
 from symq.engines.normalization.rais import rais_values
@@ -253,14 +253,12 @@ def test_redundancy_symbolic():
 
 
 def test_method_names_structure():
-    from symq.queries.routes import select
-    def method(name, discipline):
-        model = symq.example_model(name)
-        return select(model, "empty-probability", discipline, "exact").method(
-            model, "empty-probability", discipline)
-    assert "nested" in method("w", "collaborative")
-    assert "symmetry" in method("redundancy:4:2", "alis")
-    assert "canonical" in method("ring:3", "rais")
+    def method(name, discipline, route):
+        return symq.solve(symq.example_model(name), "empty-probability", discipline,
+                          method=route, exact=True).method
+    assert "nested" in method("w", "collaborative", "nested")
+    assert "symmetry" in method("redundancy:4:2", "alis", "redundancy")
+    assert "canonical" in method("ring:3", "rais", "subset-dp")
 
 
 # ---------------------------------------------------------------------------- bad input

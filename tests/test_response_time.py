@@ -22,7 +22,7 @@ from symq.cli import main
 from symq.engines.ctmc import truncated_stationary
 from symq.engines.distributions import THETA
 from symq.engines.nested import collaborative_response_time
-from symq.engines.normalization import mean_response_time
+from symq.queries.exact import mean_response_time
 from symq.engines.response_time import response_time_law, server_law, waiting_time_law
 from symq.engines.response_time import noncollaborative
 from symq.engines.response_time.law import from_field_element

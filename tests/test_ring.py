@@ -12,7 +12,7 @@ import pytest
 import symq
 from symq import Model
 from symq.engines.ctmc import busy_servers, class_counts, empty_mass, truncated_stationary
-from symq.engines.normalization import empty_probability, mean_number, structure_route
+from symq.queries.exact import empty_probability, mean_number, structure_route
 from symq.engines.normalization import ring as ring_module
 from symq.engines.normalization.collaborative import collaborative_values
 from symq.engines.normalization.ring import is_ring, ring_order, ring_values

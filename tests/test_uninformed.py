@@ -211,7 +211,7 @@ def test_issue_example_server_idle_probabilities_and_ctmc():
 @given(stable_rates(max_servers=3))
 def test_agrees_with_general_rais_subset_dp(rates):
     """A third route: the general FCFS-RAIS subset DP of symq.engines.normalization."""
-    import symq.engines.normalization as normalization
+    import symq.queries.exact as normalization
     n, lam, mus = rates
     values = {"lambda": str(lam), **{f"mu_{j + 1}": str(m) for j, m in enumerate(mus)}}
     m = model(f"uninformed:{n}").substitute(values)

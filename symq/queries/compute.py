@@ -255,12 +255,13 @@ def _point(value: Any) -> Any:
 
 
 def _intervals(name: str, request: Request, arithmetic: str, bits: int,
-               model: Any = None) -> dict[str, Any]:
+               model: Any = None, wants: tuple[bool, bool] | None = None) -> dict[str, Any]:
     """``{"G", "empty", "idle", "L"}`` as nonnegative intervals at ``bits`` bits: the fixed-point
-    kernels (``interval``), the row's algorithm on arb balls (``ball``), or exact points."""
+    kernels (``interval``), the row's algorithm on arb balls (``ball``), or exact points
+    (``wants``: the tables, per class and idle, if not those of the request's quantity)."""
     from symq.arithmetic.interval import Interval
     model = model if model is not None else request.model
-    per_class, idle = _wants(request)
+    per_class, idle = wants or _wants(request)
     discipline = request.discipline
     if arithmetic == "interval" and name == "subset-dp":
         cache = request.extra.setdefault("graphs", {})

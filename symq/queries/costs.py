@@ -55,8 +55,8 @@ def constants() -> dict[str, dict[str, float]]:
 
 def _scale(arithmetic: str, request: Any) -> float:
     facts = request.facts
-    if arithmetic == "exact":
-        return 1.0 + facts.servers * facts.rate_bits / 64.0
+    if arithmetic == "exact":  # the rationals grow with the DP's depth: servers x rate bits
+        return (1.0 + facts.servers * (facts.rate_bits + 2) / 32.0) ** 1.5
     if arithmetic in ("interval", "ball"):
         bits = (request.digits or 30) * 3.33 + 32 + 4 * (facts.classes + facts.servers)
         return max(1.0, bits / 128.0) ** (1.6 if arithmetic == "ball" else 1.0)

@@ -26,8 +26,9 @@ from typing import Any
 from symq.errors import ModelError, UnsupportedError
 from symq.queries.costs import seconds
 from symq.queries.request import Request
+from symq.queries import routes as _routes
 from symq.queries.routes import (ARITHMETIC_METHODS, DISCIPLINES, KERNEL_SERVERS, QUANTITIES,
-                                 ROUTES, Route, route_named)
+                                 Route, route_named)
 
 __all__ = ["Candidate", "Plan", "plan", "explain", "component_plans", "EXACT_PREFERENCE",
            "EXACT_SLACK", "VALUE_ROWS"]
@@ -222,7 +223,7 @@ def plan(request: Request, arithmetics: tuple[str, ...] | None = None,
         method = "auto"
     forced = route_named(method) if method != "auto" else None
     candidates: list[Candidate] = []
-    for route in ROUTES:
+    for route in _routes.ROUTES:
         if route.derivatives != request.derivatives:
             if forced is route:
                 raise ModelError(f"method {method!r} does not apply: " + (
@@ -285,9 +286,22 @@ def _not_asked(arithmetic: str, request: Request) -> str:
             else "named definitions were not asked for (form=expression)")
 
 
+def _within_limit(c: Candidate, request: Request) -> bool:
+    limit = request.limit_of(c.limit) if c.limit else None
+    return limit is None or (c.work is not None and c.work <= limit)
+
+
 def _cheapest(usable: list[Candidate], request: Request) -> tuple[Candidate, str]:
+    inside = [c for c in usable if _within_limit(c, request)]
+    if inside and len(inside) < len(usable):  # a pair past its limit runs only if all are
+        usable = inside
     order = {id(c): k for k, c in enumerate(usable)}
     best = min(usable, key=lambda c: (c.seconds, order[id(c)]))
+    if math.isinf(best.seconds) and request.numeric and request.exact is None:
+        # every count is past its cap: the certified arithmetics have the larger limits
+        certified = [c for c in usable if c.arithmetic in ("interval", "ball")]
+        if certified:
+            return certified[0], "every count past its cap; certified digits have the larger limit"
     if request.numeric and request.exact is None and best.arithmetic != "exact":
         exact = [c for c in usable if c.arithmetic == "exact"]
         if exact:

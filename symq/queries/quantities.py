@@ -84,7 +84,7 @@ def _form(quantity: str) -> str:
 
 
 def _value(result: Any) -> Any:
-    return result.exact if result.formula is not None else result.items
+    return result.exact
 
 
 def substitute(expr: sympy.Expr | str, values: Mapping[str, Any]) -> sympy.Expr:
