@@ -1,15 +1,16 @@
-r"""``symq plot MODEL KIND [--set ...] [--output FILE.png|FILE.svg|FILE.pdf ...] [--data FILE.csv]``: draw a picture.
-The kinds of picture come from the registry in :mod:`symq.presentation.pictures` (one module per kind):
-``graph``, ``load``, ``split``, ``distribution``, ``clusters`` take a model (a built-in name or a TOML file,
-``--set`` for its symbols); ``heatmap`` and ``levels`` take a two-queue routing policy (``jsq``,
+r"""``symq plot MODEL KIND [--set ...] [--output FILE.png|.svg|.pdf ...] [--data FILE.csv]``.
+The kinds of picture come from the registry in :mod:`symq.presentation.pictures` (one module per
+kind): ``graph``, ``load``, ``disciplines``, ``response-time-load``, ``elasticities``, ``split``,
+``distribution``, ``clusters`` and the survival pictures take a model (a built-in name or a TOML
+file, ``--set`` for its symbols); ``heatmap`` and ``levels`` take a two-queue routing policy (``jsq``,
 ``asymmetric`` or ``sed``, with the options of ``symq compensation``). Without ``--output`` the
 picture is written as PNG to a file named from the model, the kind and every parameter that
 changes the picture (the ``--set`` values and the kind's options; a short digest of them when
 they would make the name too long), in the current folder (``--dir`` for another); such a file is
 never replaced without ``--force``. ``--output`` (PNG, SVG or PDF) may be given more than once.
-``--data FILE.csv`` writes the points of every curve drawn (:func:`symq.presentation.pictures.
-write_data`): x and y exact where they are exact, with a decimal column and the curve, model,
-quantity and discipline on every row.
+``--data FILE.csv`` writes the points of every curve drawn
+(:func:`symq.presentation.pictures.write_data`): x and y exact where they are exact, with a
+decimal column and the curve, model, quantity and discipline on every row.
 
 Examples
 --------
@@ -266,10 +267,12 @@ def run(args: argparse.Namespace) -> int:
 
     for path in args.output:  # a pipe, a device, a control character: refused before drawing
         check_output_path(path, create_folder=True)
-        if args.format == "latex" and _LATEX_UNSAFE.search(path):
-            raise ModelError(f"--output {printable(path)!r} with --format latex: LaTeX reads "
-                             "\\, {, }, %, #, $, &, ^ and ~ in a file name as commands; "
-                             "rename the file")
+    if args.format == "latex":  # \includegraphics{PATH} is printed: PATH must not be LaTeX
+        for option, path in [("--output", p) for p in args.output] or [("--dir", args.dir)]:
+            if _LATEX_UNSAFE.search(path):
+                raise ModelError(f"{option} {printable(path)!r} with --format latex: LaTeX "
+                                 "reads \\, {, }, %, #, $, &, ^ and ~ in a file name as "
+                                 "commands; rename the file")
     data_path = getattr(args, "data", None)
     if data_path is not None:
         if not data_path.lower().endswith(".csv"):

@@ -38,8 +38,34 @@ LOAD_QUANTITIES = ("mean-response-time", "mean-number", "empty-probability",
 
 
 def one_value(result: Any, quantity: str) -> Any:
-    """The total of a per-class :class:`~symq.queries.solve.Result`, or its one value
-    (an :class:`~symq.arithmetic.numeric.Evaluated`)."""
+    """The total of a per-class :class:`~symq.queries.solve.Result`, or its one value.
+
+    Parameters
+    ----------
+    result : Result
+        Of one of :data:`LOAD_QUANTITIES`, numeric rates.
+    quantity : str
+        Its name, for the message.
+
+    Returns
+    -------
+    Evaluated
+        ``.exact`` the rational (``None`` when certified), ``.value`` its digits.
+
+    Raises
+    ------
+    ModelError
+        A result without one value (a per-server quantity).
+
+    Examples
+    --------
+    >>> import symq
+    >>> one_value(symq.solve("n", "mean-number", values={"lambda_1": "1/4", "lambda_2": "1/4",
+    ...                                                 "mu_1": 1, "mu_2": 1}), "mean-number").exact
+    11/21
+
+    Running time: O(1).
+    """
     leaf = result.total if result.total is not None else result.items
     if leaf is None or isinstance(leaf, dict):  # pragma: no cover - LOAD_QUANTITIES only
         raise ModelError(f"{quantity} has no single value to draw")
