@@ -241,3 +241,26 @@ def test_heatmap_and_levels_csv(tmp_path, capsys):
     capsys.readouterr()
     needed = levels_needed(sed(2, "1/2", "1/2"), size=1, max_levels=2)
     assert {(int(r["x"]), int(r["curve"].split("=")[1])): int(r["y"]) for r in rows} == needed
+
+
+def test_bars_and_lines_drawn_are_the_exported_points():
+    from symq.presentation.pictures import data_rows
+    picture = get("elasticities").draw(w_model(), discipline="rais")
+    try:
+        bars = [patch.get_width() for patch in picture.figure.axes[0].patches]
+        rows = [r for r in data_rows(picture, "w", "elasticities") if r[2].startswith("elast")]
+        assert bars == [float(Fraction(r[8])) for r in rows]
+        result = symq.solve(w_model(), "mean-response-time", "rais", wrt="all")
+        assert [Fraction(r[8]) for r in rows] == sorted(
+            result.elasticity("total", f"mu_{s}") for s in ("1", "2"))
+    finally:
+        close(picture)
+    picture = get("response-time-load").draw(w_model(), points=2, time="1/2")
+    try:
+        lines = {line.get_label(): list(line.get_ydata()) for line in picture.figure.axes[0].lines
+                 if line.get_label().startswith("class")}
+        rows = data_rows(picture, "w", "response-time-load")
+        for label, ys in lines.items():
+            assert ys == [float(r[9]) for r in rows if r[2] == label]
+    finally:
+        close(picture)
