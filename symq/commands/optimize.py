@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     mu_1 = 1.00329089869
     mu_2 = 0.796709101314
     minimum mean-response-time (total) = 1.08529396185
-    KKT: dQ/dmu equal on the free rates mu_1, mu_2 (nu = -0.795627713504); certified global minimum over the budget set: branch and bound over 53 boxes leaves only the box of radius 9/160 around it, where Krawczyk proves it the only KKT point and the reduced Hessian is positive definite
+    KKT: dQ/dmu equal on the free rates mu_1, mu_2 (nu = -0.795627713504); certified global minimum over the budget set: branch and bound over 35 boxes leaves only the box of radius 9/160 around it, where Krawczyk proves it the only KKT point and the reduced Hessian is positive definite
     gain against the equal split: 1.09665012407 -> 1.08529396185 (0.0113562 less)
     0
 

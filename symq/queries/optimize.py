@@ -37,7 +37,7 @@ import sympy
 from symq.errors import ModelError, UnstableModelError
 from symq.models.model import DISCIPLINES, Model
 
-__all__ = ["Optimum", "optimize", "parse_budget", "krawczyk", "Certificate"]
+__all__ = ["Optimum", "optimize", "parse_budget", "krawczyk", "Certificate", "tape_steps"]
 
 QUANTITIES = ("mean-response-time", "mean-number")
 
@@ -46,6 +46,38 @@ EXACT_CENTRE_STEPS = 1000
 
 #: the most budget rates whose global minimum is certified by branch and bound
 GLOBAL_RATES = 3
+
+#: rates of more bits (numerator and denominator) take the ball F(c) by default
+EXACT_RATE_BITS = 256
+
+
+def tape_steps(model: Model, discipline: str, cap: int | None = None) -> int | None:
+    """Steps of the subset DP that the tape of :mod:`symq.engines.second_order` records: the
+    general DP always (the structured shortcuts of the normalization routes are not on the
+    tape), unions of class server sets times (classes + servers), plus $2^M$ server sets times
+    (classes + servers) for ALIS and RAIS; ``None`` past ``cap``.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> tape_steps(example_model("w"), "alis"), tape_steps(example_model("ring:30"), "alis", 10**6)
+    (40, None)
+
+    Running time: that of :func:`symq.queries.estimates.count_unions` up to ``cap``.
+    """
+    from symq.queries.estimates import count_unions
+    index = {s: j for j, s in enumerate(model.servers)}
+    masks = sorted({sum(1 << index[s] for s in v) for v in model.compatibility.values()})
+    width = len(model.classes) + len(model.servers)
+    unions = count_unions(masks, None if cap is None else cap // width + 1)
+    if unions is None:
+        return None
+    steps = unions * width
+    if discipline != "collaborative":
+        if len(model.servers) > 60:
+            return None
+        steps += (1 << len(model.servers)) * width
+    return None if cap is not None and steps > cap else steps
 
 
 @dataclass
@@ -568,9 +600,9 @@ def optimize(model: Model | str, quantity: str, budget: Any, discipline: str = "
     from argparse import Namespace
     from symq.engines.sensitivity import rate_symbols, rate_order
     from symq.engines.second_order import precision_bits
-    from symq.limits import check, limit_value
+    from symq.errors import TooLargeError
+    from symq.limits import check, limit_value, number_text
     from symq.models.catalog import as_model
-    from symq.queries.estimates import subset_dp_steps
     from symq.queries.routes import arithmetic_for
     model = as_model(model)
     if quantity not in QUANTITIES:
@@ -578,8 +610,10 @@ def optimize(model: Model | str, quantity: str, budget: Any, discipline: str = "
     if discipline not in DISCIPLINES:
         raise ModelError(f"unknown discipline {discipline!r}; available: "
                          + ", ".join(DISCIPLINES))
-    if digits < 1:
-        raise ModelError(f"digits must be at least 1, not {digits}")
+    if not isinstance(digits, int) or isinstance(digits, bool) or digits < 1:
+        raise ModelError(f"digits must be a whole number at least 1, not {digits!r}")
+    check("digits", digits, f"optimize --digits {digits}",
+          remedy="ask for fewer digits (the limit is fixed)")
     values = {str(k): _rational(v, f"the value of {k}") for k, v in (values or {}).items()}
     if model.symbols:
         symbolic = model
@@ -592,6 +626,10 @@ def optimize(model: Model | str, quantity: str, budget: Any, discipline: str = "
         if n not in names:
             raise ModelError(f"the model has no rate {n!r}; its rates are " + ", ".join(names))
     chosen, total = parse_budget(budget, names)
+    for n, v in values.items():
+        if n not in chosen and v <= 0:
+            raise ModelError(f"the rate {n} = {v} must be positive (remove the class or server "
+                             "instead)")
     current = [values.get(n) for n in chosen]
     current = current if None not in current and sum(current) == total else None
     fixed = {n: v for n, v in values.items() if n not in chosen}
@@ -600,10 +638,16 @@ def optimize(model: Model | str, quantity: str, budget: Any, discipline: str = "
         raise ModelError(f"optimize: the rate {missing[0]} has no value; give it with --set "
                          f"{missing[0]}=VALUE")
     weights = {str(c): _rational(w, f"weight of class {c}") for c, w in (weights or {}).items()}
-    for c in weights:
+    for c, w in weights.items():
         if c not in model.classes:
             raise ModelError(f"--weight: the model has no class {c!r}; its classes are "
                              + ", ".join(model.classes))
+        if w < 0:
+            raise ModelError(f"--weight {c}={w}: weights must be 0 or more (a negative weight "
+                             "rewards jobs of that class, and the objective has no minimum: it "
+                             "falls without bound as the split nears instability)")
+    if weights and not any(w > 0 for w in weights.values()):
+        raise ModelError("--weight: give at least one class a positive weight")
     clean_bounds = {}
     for n, (lo_b, hi_b) in (bounds or {}).items():
         if n not in chosen:
@@ -619,17 +663,30 @@ def optimize(model: Model | str, quantity: str, budget: Any, discipline: str = "
     # fixed-point kernels, so every certified arithmetic runs on balls
     arithmetic = "exact" if arithmetic_for(numeric, "mean-number", discipline,
                                            exact) == "exact" else "ball"
-    steps_estimate = subset_dp_steps(numeric, discipline)
-    if exact is None and (steps_estimate is None or steps_estimate > EXACT_CENTRE_STEPS):
-        # the centre's rates have digits + 8 decimals: exact rationals at such a point grow
-        # with every DP step, so only small DPs get the exact F(c)
-        arithmetic = "ball"
     limits = limits if limits is not None else Namespace(max_work=max_work, no_limits=no_limits)
-    if steps_estimate is not None:
-        check("certified-steps", 9 * steps_estimate * max(k - 1, 1),
-              f"optimize {quantity} of model {model.name or 'given'} ({discipline})",
-              limit_value("certified-steps", limits))
+    what = f"optimize {quantity} of model {model.name or 'given'} ({discipline})"
+    limit = limit_value("certified-steps", limits)
+    steps_estimate = tape_steps(numeric, discipline,
+                                cap=None if limit is None else limit // 9 + 1)
+    rate_bits = max((v.numerator.bit_length() + v.denominator.bit_length()
+                     for v in values.values()), default=0)
+    if exact is None and (steps_estimate is None or steps_estimate > EXACT_CENTRE_STEPS
+                          or rate_bits > EXACT_RATE_BITS):
+        # the centre's rates have digits + 8 decimals: exact rationals at such a point grow
+        # with every DP step (and with the rates' own size), so only small DPs get the exact
+        # F(c)
+        arithmetic = "ball"
     bits = precision_bits(digits, len(symbolic.servers))
+    if steps_estimate is None:
+        raise TooLargeError(f"too large: {what} needs more than {number_text(limit)} "
+                            "certified DP steps (the subset DP of its tape alone); pass "
+                            "--max-work N with a larger N to go ahead, or --no-limits")
+    sweep = 9 * steps_estimate * max(k - 1, 1) * max(1, bits // 400)
+    if exact or arithmetic == "exact":
+        sweep *= max(1, rate_bits // 64)
+    check("certified-steps", sweep, what, limit)
+    if limit is not None:  # the branch and bound stays within the same limit
+        max_boxes = max(0, min(max_boxes, limit // max(1, 9 * steps_estimate * max(k - 1, 1))))
     f = _Objective(symbolic, quantity, discipline, fixed, chosen, weights or None, bits)
     f.domain = _Domain.build(symbolic, quantity, fixed, chosen, weights or None)
     start = None
@@ -768,11 +825,16 @@ def _start(f: "_Objective", symbolic: Model, budget: list[str], total: Fraction,
     if need >= 0:
         raise ModelError("no split of this budget is stable: some classes are served only by "
                          "servers outside the budget, and those are too slow; raise their rates")
-    worst = min(dom.unions, key=lambda u: u[0] + sum(a * v for a, v in zip(u[1], x)))
-    reach = worst[0] + total * max(worst[1])
-    if reach <= 0:
-        raise ModelError(f"no split of the budget {total} is stable: the classes served only "
-                         f"by the budget's servers need more than {total}; raise the budget")
+    for (const, coefs), inside in zip(dom.unions, dom.classes_in):
+        if const + total * max(coefs) <= 0:  # even all of the budget on this union's servers
+            need = sum(dom.lam[c] for c in inside)
+            raise ModelError(
+                f"no split of the budget {total} is stable: classes {', '.join(inside)} bring "
+                f"{need} and their servers can have at most {const + total * max(coefs) + need}"
+                f" (stability needs more); raise the budget above {-const / max(coefs)}"
+                if max(coefs) > 0 else
+                f"no split of the budget {total} is stable: classes {', '.join(inside)} are "
+                "served by no budget rate and their servers are too slow")
     raise ModelError("the equal split of the budget is unstable and no stable split was found "
                      "on a grid of the budget set; give --bound ranges around a stable split")
 
@@ -1141,7 +1203,7 @@ def _global(f: "_Objective", x: list[Fraction], free: list[int], active: set[int
     low, up = value_range
     d = free[-1]
     hood, radius = None, None
-    for r in (total / 8, total / 32, total / 128, total / 512, total / 4096):
+    for r in [total / 2 ** e for e in (3, 5, 7, 9, 12, 16, 20, 24)]:
         hood = _neighbourhood(f, x, free, active, lo, hi, total, r)
         if hood is not None:
             radius = r
@@ -1158,6 +1220,7 @@ def _global(f: "_Objective", x: list[Fraction], free: list[int], active: set[int
     dom = f.domain
     while stack:
         box = stack.pop()
+        start_box = box
         boxes += 1
         if boxes > max_boxes:
             return {"global": False, "better": None, "boxes": boxes,
@@ -1180,13 +1243,16 @@ def _global(f: "_Objective", x: list[Fraction], free: list[int], active: set[int
         point = dict(f.fixed)
         for i in range(k):
             point[budget[i]] = ranges[i]
+        unclipped = d_lo == total - sum(b for _, b in box) and \
+            d_hi == total - sum(a for a, _ in box)
         with ctx.workprec(bits):
-            out = f.second(x, free, point, bits=bits)
-            value, grad = out[0], out[1]
+            # R(B): the reduced Hessian over the box, directions e_i - e_d (i in others)
+            out = f.second(x, others + [d], point, bits=bits)
+            value, grad, hess = out[0], out[1], out[2]
             if value.is_finite():
                 bound = max(bound, ball_endpoints(value)[0])
-            unclipped = d_lo == total - sum(b for _, b in box) and \
-                d_hi == total - sum(a for a, _ in box)
+            slopes = [grad[budget[i]] - grad[budget[d]] for i in others] \
+                if all(v.is_finite() for v in grad.values()) else None
             c = [(a + b) / 2 for a, b in box]
             xc = [Fraction(0)] * k
             for i, v in zip(others, c):
@@ -1194,7 +1260,7 @@ def _global(f: "_Objective", x: list[Fraction], free: list[int], active: set[int
             xc[d] = total - sum(c)
             if all(v > 0 for v in xc) and dom.slack(xc) > 0:
                 try:
-                    vc = f.second(xc, [0], bits=bits)[0]
+                    vc, gc_ = f.second(xc, [0], bits=bits)[:2]
                 except _Undefined:
                     vc = None
                 if vc is not None:
@@ -1202,22 +1268,28 @@ def _global(f: "_Objective", x: list[Fraction], free: list[int], active: set[int
                     if vc_hi < low:
                         return {"global": False, "better": xc, "boxes": boxes,
                                 "note": "a better point was found"}
-                    if unclipped and all(v.is_finite() for v in grad.values()):
-                        mv = vc
-                        for i, (a, b) in zip(others, box):
-                            mv += (grad[budget[i]] - grad[budget[d]]) * (
-                                ball_of(a, b) - ball_of((a + b) / 2))
-                        if mv.is_finite():
-                            bound = max(bound, ball_endpoints(mv)[0])
+                    if unclipped:
+                        # Taylor: Q(y) in Q(c) + G(c).h + h' R(B) h / 2, and the slopes
+                        # G(B) in G(c) + R(B) h (h = y - c over the box)
+                        h = [ball_of(a, b) - ball_of((a + b) / 2) for a, b in box]
+                        g_c = [gc_[budget[i]] - gc_[budget[d]] for i in others]
+                        m = len(others)
+                        taylor = vc + sum((g_c[t] * h[t] for t in range(m)), ball_of(0))
+                        if hess and all(v.is_finite() for row in hess for v in row):
+                            taylor += sum((hess[t][u] * h[t] * h[u] for t in range(m)
+                                           for u in range(m)), ball_of(0)) / 2
+                            tight = [g_c[t] + sum((hess[t][u] * h[u] for u in range(m)),
+                                                  ball_of(0)) for t in range(m)]
+                            slopes = tight if slopes is None else [
+                                a_ if a_.rad() < b_.rad() else b_ for a_, b_ in zip(tight, slopes)]
+                            if taylor.is_finite():
+                                bound = max(bound, ball_endpoints(taylor)[0])
         if bound > up:
             continue
-        if unclipped and bottom[d] < d_lo and d_hi < top[d] and \
-                all(v.is_finite() for v in grad.values()):
+        if unclipped and bottom[d] < d_lo and d_hi < top[d] and slopes is not None:
             # the monotonicity test: where dQ/dy_i keeps one sign over the box, a minimiser
             # in it lies on the box's face in that direction; an inner face is shared with
             # the neighbour box, a face of the budget set keeps the box, flattened onto it
-            with ctx.workprec(bits):
-                slopes = [grad[budget[i]] - grad[budget[d]] for i in others]
             pinned = False
             for t, sl in enumerate(slopes):
                 a, b = box[t]
@@ -1235,6 +1307,9 @@ def _global(f: "_Objective", x: list[Fraction], free: list[int], active: set[int
                 continue
         j = max(range(len(box)), key=lambda t: box[t][1] - box[t][0])
         if box[j][1] == box[j][0]:
+            if box != start_box:  # flattened onto a corner: evaluate the corner itself
+                stack.append(box)
+                continue
             return {"global": False, "better": None, "boxes": boxes,
                     "note": "a corner of the budget set cannot be bounded"}
         a, b = box[j]
