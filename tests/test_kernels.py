@@ -245,10 +245,11 @@ def test_collaborative_must_fail_wrong_rounding_direction(monkeypatch):
     """The reverse pass floored where the ceil run belongs: a mean number is missed."""
     model = random_stable_model(7, 12)
     exact = _exact_collaborative(model)
-    real = ico._compiled_rows
+    real = ico._compiled_pair
 
-    def floor_reverse(edges, bits, up, reverse):
-        return real(edges, bits, up and not reverse, reverse)
-    monkeypatch.setattr(ico, "_compiled_rows", floor_reverse)
+    def floor_reverse(tables, bits, reverse):
+        low, high = real(tables, bits, reverse)
+        return (low, low) if reverse else (low, high)
+    monkeypatch.setattr(ico, "_compiled_pair", floor_reverse)
     out = ico.collaborative_bounds(SubsetGraph(model), 20, per_class=True, kernel="compiled")
     assert [c for c, box in out["L"].items() if not box.lower <= exact["L"][c] <= box.upper]

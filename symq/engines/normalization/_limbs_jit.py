@@ -431,100 +431,6 @@ def add_scaled(acc, row, n, m):
 
 
 @njit(cache=True)
-def union_forward(src, dst, cls, lam, r, one, up, out):
-    r"""The exact-cover weights on the unions, one directed run: out[0] = one,
-    out[i] = round(sum over the edges Y -> i of lam[c] * out[Y] / r[i]); the edges sorted by
-    their destination (every source precedes its destination). Nonzero if a row overflows."""
-    n = out.shape[0]
-    K = out.shape[1]
-    acc = np.zeros(K + 2, dtype=np.int64)
-    q = np.zeros(K, dtype=np.int64)
-    for t in range(K):
-        out[0, t] = one[t] if t < one.shape[0] else 0
-    e = 0
-    ne = src.shape[0]
-    for i in range(1, n):
-        for t in range(K + 2):
-            acc[t] = 0
-        while e < ne and dst[e] == i:
-            add_scaled(acc, out[src[e]], K, lam[cls[e]])
-            e += 1
-        normalize(acc, K + 2)
-        if divide_into(acc, K + 2, r[i], up, q, K):
-            return 1
-        for t in range(K):
-            out[i, t] = q[t]
-    return 0
-
-
-@njit(cache=True)
-def union_reverse(src, dst, cls, lam, r, one, up, out):
-    r"""The adjoint weights, one directed run: out[i] = round((one + sum over the edges
-    i -> Z of lam[c] * out[Z]) / r[i]) for i > 0 and out[0] = one + its sum (no division); the
-    edges sorted by their source. Nonzero if a row overflows."""
-    n = out.shape[0]
-    K = out.shape[1]
-    acc = np.zeros(K + 2, dtype=np.int64)
-    q = np.zeros(K, dtype=np.int64)
-    e = src.shape[0] - 1
-    for i in range(n - 1, -1, -1):
-        for t in range(K + 2):
-            acc[t] = 0
-        for t in range(one.shape[0]):
-            acc[t] = one[t]
-        while e >= 0 and src[e] == i:
-            add_scaled(acc, out[dst[e]], K, lam[cls[e]])
-            e -= 1
-        if normalize(acc, K + 2):
-            return 1
-        if i == 0:
-            for t in range(K):
-                out[0, t] = acc[t]
-            if acc[K] or acc[K + 1]:
-                return 1
-        else:
-            if divide_into(acc, K + 2, r[i], up, q, K):
-                return 1
-            for t in range(K):
-                out[i, t] = q[t]
-    return 0
-
-
-@njit(cache=True)
-def union_class_sums(src, dst, cls, xs, masks, h, a, out):
-    r"""out[c] = sum over the class-c edges Y -> X of h[Y] a[X] plus the sum over the unions
-    X != 0 containing S_c of h[X] a[X] (exact; out of shape (J, width))."""
-    K = h.shape[1]
-    width = out.shape[1]
-    J = out.shape[0]
-    counts = np.zeros(J, dtype=np.int64)
-    for e in range(src.shape[0]):
-        c = cls[e]
-        mul_add(h[src[e]], K, a[dst[e]], K, out[c])
-        counts[c] += 1
-        if (counts[c] & 0xFFFF) == 0:
-            normalize(out[c], width)
-    prod = np.zeros(width, dtype=np.int64)
-    for i in range(1, xs.shape[0]):
-        for t in range(width):
-            prod[t] = 0
-        mul_add(h[i], K, a[i], K, prod)
-        normalize(prod, width)
-        for c in range(J):
-            if (xs[i] & masks[c]) == masks[c]:
-                for t in range(width):
-                    out[c, t] += prod[t]
-                counts[c] += 1
-                if (counts[c] & 0xFFFF) == 0:
-                    normalize(out[c], width)
-    over = 0
-    for c in range(J):
-        if normalize(out[c], width):
-            over = 1
-    return over
-
-
-@njit(cache=True)
 def union_idle_sums(h, xs, size, out):
     """out[size] = sum of every row; out[j] = sum of the rows of the unions without server j
     (exact; out of shape (size + 1, width))."""
@@ -558,3 +464,156 @@ def arrival_table(size, masks, lam, out):
             if x & masks[c]:
                 total += lam[c]
         out[x] = total
+
+
+@njit(cache=True)
+def union_closure(masks, size, words):
+    """Every union of the class server sets (with 0), unsorted: a breadth-first closure under
+    X -> X | S_c; ``words`` (2^size bits, zero on entry) ends as the bitmap of the unions."""
+    found = np.zeros(1024, dtype=np.int64)
+    found[0] = 0
+    words[0] = np.uint64(1)
+    n = 1
+    head = 0
+    while head < n:
+        x = found[head]
+        head += 1
+        for c in range(masks.shape[0]):
+            y = x | masks[c]
+            w = y >> 6
+            bit = np.uint64(1) << np.uint64(y & 63)
+            if (words[w] & bit) == 0:
+                words[w] |= bit
+                if n == found.shape[0]:
+                    bigger = np.zeros(2 * n, dtype=np.int64)
+                    bigger[:n] = found
+                    found = bigger
+                found[n] = y
+                n += 1
+    return found[:n].copy()
+
+
+@njit(cache=True)
+def popcount64(v):
+    v = v - ((v >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((v * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True)
+def union_targets(order, words, rank, masks, nxt):
+    """nxt[i, c] = the index (in ``order``) of order[i] | S_c, or -1 when S_c is inside it:
+    the value position of a union is the number of unions below it in the bitmap ``words``
+    (a prefix count per word and a popcount), ``rank`` maps it to ``order``."""
+    prefix = np.zeros(words.shape[0] + 1, dtype=np.int64)
+    for w in range(words.shape[0]):
+        prefix[w + 1] = prefix[w] + popcount64(words[w])
+    n = order.shape[0]
+    for i in range(n):
+        x = order[i]
+        for c in range(masks.shape[0]):
+            y = x | masks[c]
+            if y == x:
+                nxt[i, c] = -1
+            else:
+                w = y >> 6
+                below = words[w] & ((np.uint64(1) << np.uint64(y & 63)) - np.uint64(1))
+                nxt[i, c] = rank[prefix[w] + popcount64(below)]
+
+
+@njit(cache=True)
+def push_forward(nxt, lam, r, one, out_lo, out_hi, acc):
+    r"""The exact-cover weights on the unions, the floor run (``out_lo``) and the ceil run
+    (``out_hi``) together, pushing along the steps: row 0 is ``one``; in size order,
+    out[i] = round(acc[i] / r[i]) and then acc[nxt[i, c]] += lam[c] * out[i] (lazy int64
+    columns; ``acc`` holds both runs side by side, so one memory access serves both).
+    Nonzero if a row overflows."""
+    n = out_lo.shape[0]
+    K = out_lo.shape[1]
+    J = nxt.shape[1]
+    q = np.zeros(K, dtype=np.int64)
+    for i in range(n):
+        for side in range(2):
+            out = out_hi if side else out_lo
+            if i == 0:
+                for t in range(K):
+                    out[0, t] = one[t] if t < one.shape[0] else 0
+            else:
+                row = acc[i, side * (K + 2):(side + 1) * (K + 2)]
+                if normalize(row, K + 2):
+                    return 1
+                if divide_into(row, K + 2, r[i], side == 1, q, K):
+                    return 1
+                for t in range(K):
+                    out[i, t] = q[t]
+        for c in range(J):
+            j = nxt[i, c]
+            if j >= 0:
+                add_scaled(acc[j, 0:K + 2], out_lo[i], K, lam[c])
+                add_scaled(acc[j, K + 2:2 * K + 4], out_hi[i], K, lam[c])
+    return 0
+
+
+@njit(cache=True)
+def pull_reverse(nxt, lam, r, one, out_lo, out_hi):
+    r"""The adjoint weights, floor run (``out_lo``) and ceil run (``out_hi``) together:
+    out[i] = round((one + sum_c lam[c] * out[nxt[i, c]]) / r[i]) for i > 0, out[0]
+    undivided. Nonzero if a row overflows."""
+    n = out_lo.shape[0]
+    K = out_lo.shape[1]
+    J = nxt.shape[1]
+    acc = np.zeros(K + 2, dtype=np.int64)
+    acc2 = np.zeros(K + 2, dtype=np.int64)
+    q = np.zeros(K, dtype=np.int64)
+    for i in range(n - 1, -1, -1):
+        for t in range(K + 2):
+            acc[t] = one[t] if t < one.shape[0] else 0
+            acc2[t] = acc[t]
+        for c in range(J):
+            j = nxt[i, c]
+            if j >= 0:
+                add_scaled(acc, out_lo[j], K, lam[c])
+                add_scaled(acc2, out_hi[j], K, lam[c])
+        for side in range(2):
+            a = acc2 if side else acc
+            out = out_hi if side else out_lo
+            if normalize(a, K + 2):
+                return 1
+            if i == 0:
+                if a[K] or a[K + 1]:
+                    return 1
+                for t in range(K):
+                    out[0, t] = a[t]
+            else:
+                if divide_into(a, K + 2, r[i], side == 1, q, K):
+                    return 1
+                for t in range(K):
+                    out[i, t] = q[t]
+    return 0
+
+
+@njit(cache=True)
+def step_class_sums(nxt, h, a, out):
+    r"""out[c] = sum over the unions i of h[i] * a[t], t = nxt[i, c] (the step i -> i | S_c),
+    or t = i when S_c is inside union i != 0 (exact)."""
+    n = h.shape[0]
+    K = h.shape[1]
+    J = nxt.shape[1]
+    width = out.shape[1]
+    for i in range(n):
+        for c in range(J):
+            t = nxt[i, c]
+            if t < 0:
+                if i == 0:
+                    continue
+                t = i
+            mul_add(h[i], K, a[t], K, out[c])
+        if (i & 0x3FFF) == 0x3FFF:
+            for c in range(J):
+                normalize(out[c], width)
+    over = 0
+    for c in range(J):
+        if normalize(out[c], width):
+            over = 1
+    return over

@@ -389,6 +389,65 @@ def _bound_pair(edges: UnionEdges, one: int, reverse: bool):
     mask = (1 << k_bits) - 1
     return packed & mask, packed >> k_bits
 
+class CompiledUnions:
+    r"""The unions of the class server sets for the compiled kernels, built without edge lists:
+    ``order`` (by size then value, as :class:`UnionEdges`), the exact slacks ``r`` (int64),
+    the rates ``lam`` and ``nxt[i, c]``, the index of ``order[i] | S_c`` (``-1`` when $S_c$ is
+    inside the union): the $E\le UJ$ steps of the DP as a $U\times J$ table. The closure
+    runs on a bitmap of $2^M$ bits, the targets by binary search: O(UJ log U) machine
+    operations, no sort of the edges.
+    """
+
+    def __init__(self, graph: SubsetGraph, lam_int: list[int], mu_int: list[int]) -> None:
+        np = _np()
+        from symq.engines.normalization import _limbs_jit as jit
+        self.graph = graph
+        masks = np.array(graph.masks, dtype=np.int64)
+        words = np.zeros(max(1, (1 << graph.size) >> 6), dtype=np.uint64)
+        values = np.sort(jit.union_closure(masks, graph.size, words))
+        pop = np.zeros(len(values), dtype=np.int64)
+        for j in range(graph.size):
+            pop += (values >> j) & 1
+        perm = np.lexsort((values, pop))
+        rank = np.empty(len(values), dtype=np.int64)
+        rank[perm] = np.arange(len(values))
+        self.order = values[perm]
+        r = np.array(_slacks(self.order, graph.masks, lam_int, mu_int), dtype=np.int64)
+        if len(r) > 1 and int(r[1:].min()) <= 0:
+            union_edges(graph)  # raises the stability error, naming the union
+        r[0] = 1
+        self.r = r
+        self.lam = np.array(lam_int, dtype=np.int64)
+        self.nxt = np.empty((len(values), len(masks)), dtype=np.int32)
+        jit.union_targets(self.order, words, rank, masks, self.nxt)
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+
+def compiled_unions(graph: SubsetGraph) -> CompiledUnions | None:
+    r"""The :class:`CompiledUnions` of ``graph`` (cached on it), or ``None`` where the compiled
+    kernels do not apply: numba missing, or a multiplier $\lambda_cs$ or slack $r(X)s$ not
+    below $2^{31}$. An unstable model (a union with $r(X)\le0$) raises as
+    :func:`union_edges` does.
+
+    >>> from symq import example_model
+    >>> len(compiled_unions(SubsetGraph(example_model("n"))))
+    3
+    """
+    found = getattr(graph, "_compiled_unions", None)
+    if found is not None:
+        return found or None
+    from symq.engines.normalization import limbs
+    lam_int, mu_int, _ = _integer_rates(graph)
+    result = False
+    if (graph.size <= 62 and limbs.available() and max([1, *lam_int]) < limbs.MAX_FACTOR
+            and sum(mu_int) < limbs.MAX_FACTOR):
+        result = CompiledUnions(graph, lam_int, mu_int)
+    graph._compiled_unions = result
+    return result or None
+
+
 def compiled_route(edges: UnionEdges) -> bool:
     r"""Whether the compiled limb kernels take these unions: numba importable and every
     multiplier $\lambda_cs$ and divisor $r(X)s$ below $2^{31}$
@@ -398,74 +457,68 @@ def compiled_route(edges: UnionEdges) -> bool:
     >>> compiled_route(union_edges(SubsetGraph(example_model("n"))))
     True
     """
-    from symq.engines.normalization import limbs
-    return (limbs.available() and max([1, *edges.lam_int]) < limbs.MAX_FACTOR
-            and max(edges.r_int) < limbs.MAX_FACTOR)
+    return compiled_unions(edges.graph) is not None
 
 
-def _compiled_rows(edges: UnionEdges, bits: int, up: bool, reverse: bool):
-    r"""One directed run (floor if ``up`` is false) of the forward pass $h$ or the reverse pass
-    $a$ on the compiled limb kernels: a ``(U, K)`` limb array, ``K`` widened and the run
+def _compiled_pair(tables: CompiledUnions, bits: int, reverse: bool):
+    r"""The floor run and the ceil run of the forward pass $h$ or the reverse pass $a$ on the
+    compiled limb kernels, together: two ``(U, K)`` limb arrays, ``K`` widened and the runs
     repeated if a value does not fit (the widths are checked, never assumed)."""
     np = _np()
     from symq.engines.normalization import limbs
     from symq.engines.normalization import _limbs_jit as jit
-    cache = getattr(edges, "_compiled_arrays", None)
-    if cache is None:
-        src, dst, cls = edges.src, edges.dst, edges.cls
-        by_src = edges._sorted("src")
-        cache = (np.ascontiguousarray(src), np.ascontiguousarray(dst),
-                 np.ascontiguousarray(cls), tuple(np.ascontiguousarray(v) for v in by_src),
-                 np.array(edges.lam_int, dtype=np.int64),
-                 np.array([max(1, v) for v in edges.r_int], dtype=np.int64))
-        edges._compiled_arrays = cache
-    src, dst, cls, by_src, lam, r = cache
+    if isinstance(tables, UnionEdges):
+        tables = compiled_unions(tables.graph)
     one = limbs.to_limbs([1 << bits], limbs.limbs_for(bits + 1))[0].astype(np.int64)
-    k = limbs.limbs_for(bits + 48)
+    k = limbs.limbs_for(bits + 16)
     while True:
-        out = np.zeros((len(edges), k), dtype=np.uint32)
+        low = np.zeros((len(tables), k), dtype=np.uint32)
+        high = np.zeros((len(tables), k), dtype=np.uint32)
         if reverse:
-            code = jit.union_reverse(by_src[0], by_src[1], by_src[2], lam, r, one, up, out)
+            code = jit.pull_reverse(tables.nxt, tables.lam, tables.r, one, low, high)
         else:
-            code = jit.union_forward(src, dst, cls, lam, r, one, up, out)
+            acc = np.zeros((len(tables), 2 * (k + 2)), dtype=np.int64)
+            code = jit.push_forward(tables.nxt, tables.lam, tables.r, one, low, high, acc)
+            del acc
         if code == 0:
-            return out
-        k += 4
+            return low, high
+        k += 2
 
 
-def _compiled_sums(edges: UnionEdges, rows, size: int) -> list[int]:
+def _compiled_rows(tables: CompiledUnions, bits: int, up: bool, reverse: bool):
+    """One directed run of :func:`_compiled_pair` (floor if ``up`` is false)."""
+    return _compiled_pair(tables, bits, reverse)[1 if up else 0]
+
+
+def _compiled_sums(tables: CompiledUnions, rows, size: int) -> list[int]:
     """``[sum over the unions without server j of rows] + [sum of all rows]`` (exact)."""
     np = _np()
     from symq.engines.normalization import limbs
     from symq.engines.normalization import _limbs_jit as jit
-    xs = np.array(edges.order, dtype=np.int64)
-    width = rows.shape[1] + limbs.limbs_for(len(xs).bit_length() + 2) + 1
+    width = rows.shape[1] + limbs.limbs_for(len(tables).bit_length() + 2) + 1
     out = np.zeros((size + 1, width), dtype=np.int64)
-    jit.union_idle_sums(rows, xs, size, out)
+    jit.union_idle_sums(rows, tables.order, size, out)
     return limbs.from_limbs(out.astype(np.uint32))
 
 
-def _compiled_class_sums(edges: UnionEdges, h, a) -> list[int]:
+def _compiled_class_sums(tables: CompiledUnions, h, a) -> list[int]:
     r"""$T_c$ of :func:`_class_sums` from limb rows, exactly."""
     np = _np()
     from symq.engines.normalization import limbs
     from symq.engines.normalization import _limbs_jit as jit
-    src, dst, cls, *_ = edges._compiled_arrays
-    xs = np.array(edges.order, dtype=np.int64)
-    width = h.shape[1] + a.shape[1] + limbs.limbs_for(edges.edges.bit_length() + 2) + 2
-    out = np.zeros((len(edges.lam_int), width), dtype=np.int64)
-    jit.union_class_sums(src, dst, cls, xs, np.array(edges.graph.masks, dtype=np.int64), h, a,
-                         out)
+    width = h.shape[1] + a.shape[1] + limbs.limbs_for((len(tables) + 1).bit_length() + 2) + 2
+    out = np.zeros((tables.nxt.shape[1], width), dtype=np.int64)
+    jit.step_class_sums(tables.nxt, h, a, out)
     return limbs.from_limbs(out.astype(np.uint32))
 
 
 def exact_cover_rows(graph: SubsetGraph, bits: int, up: bool):
     """The limb rows of one directed run of :func:`exact_cover_bounds` (compiled kernels), or
     ``None`` where :func:`compiled_route` refuses the graph."""
-    edges = union_edges(graph)
-    if not compiled_route(edges):
+    tables = compiled_unions(graph)
+    if tables is None:
         return None
-    return _compiled_rows(edges, bits, up, False)
+    return _compiled_rows(tables, bits, up, False)
 
 
 def exact_cover_bounds(graph: SubsetGraph, bits: int, up_too: bool = True
@@ -507,12 +560,14 @@ def exact_cover_bounds(graph: SubsetGraph, bits: int, up_too: bool = True
 
     Running time: O(E) operations on ``bits``-bit integers per run, E <= U J edges.
     """
-    edges = union_edges(graph)
-    if compiled_route(edges):
+    tables = compiled_unions(graph)
+    if tables is not None:
         from symq.engines.normalization.limbs import from_limbs
-        low = from_limbs(_compiled_rows(edges, bits, False, False))
-        high = from_limbs(_compiled_rows(edges, bits, True, False)) if up_too else low
-        return edges.order, low, high
+        pair = _compiled_pair(tables, bits, False)
+        low = from_limbs(pair[0])
+        high = from_limbs(pair[1]) if up_too else low
+        return tables.order.tolist(), low, high
+    edges = union_edges(graph)
     if up_too:
         low, high = _bound_pair(edges, 1 << bits, False)
     else:
@@ -628,10 +683,14 @@ def collaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = False,
     more for ``idle``.
     """
     np = _np()
-    edges = union_edges(graph)
     one = 1 << bits
-    if kernel == "compiled" or (kernel == "auto" and compiled_route(edges)):
-        return _compiled_bounds(graph, edges, bits, per_class, idle)
+    if kernel != "python":
+        tables = compiled_unions(graph)
+        if tables is not None:
+            return _compiled_bounds(graph, tables, bits, per_class, idle)
+        if kernel == "compiled":
+            raise ValueError("the compiled kernels need numba and integer rates below 2**31")
+    edges = union_edges(graph)
     h_lo, h_hi = _bound_pair(edges, one, False)
     g_lo, g_hi = int(h_lo.sum()), int(h_hi.sum())
     out: dict[str, Any] = {"G": Interval(Fraction(g_lo, one), Fraction(g_hi, one)),
@@ -653,16 +712,16 @@ def collaborative_bounds(graph: SubsetGraph, bits: int, per_class: bool = False,
     return out
 
 
-def _compiled_bounds(graph: SubsetGraph, edges: UnionEdges, bits: int, per_class: bool,
+def _compiled_bounds(graph: SubsetGraph, edges: CompiledUnions, bits: int, per_class: bool,
                      idle: bool) -> dict[str, Any]:
     """:func:`collaborative_bounds` on the compiled limb kernels: the same floor and ceil runs
     (module docstring), the sums over unions exact in limbs."""
     one = 1 << bits
     size = graph.size
-    h_lo = _compiled_rows(edges, bits, False, False)
-    h_hi = _compiled_rows(edges, bits, True, False)
-    s_lo, s_hi = _compiled_sums(edges, h_lo, size), _compiled_sums(edges, h_hi, size)
-    g_lo, g_hi = s_lo[size], s_hi[size]
+    h_lo, h_hi = _compiled_pair(edges, bits, False)
+    columns = size if idle else 0  # the idle sums only when asked
+    s_lo, s_hi = _compiled_sums(edges, h_lo, columns), _compiled_sums(edges, h_hi, columns)
+    g_lo, g_hi = s_lo[columns], s_hi[columns]
     out: dict[str, Any] = {"G": Interval(Fraction(g_lo, one), Fraction(g_hi, one)),
                            "empty": Interval(Fraction(one, g_hi), Fraction(one, g_lo)),
                            "idle": None}
@@ -670,13 +729,11 @@ def _compiled_bounds(graph: SubsetGraph, edges: UnionEdges, bits: int, per_class
         out["idle"] = {s: Interval(Fraction(s_lo[j], g_hi), Fraction(s_hi[j], g_lo))
                        for j, s in enumerate(graph.servers)}
     if per_class:
-        a_lo = _compiled_rows(edges, bits, False, True)
+        a_lo, a_hi = _compiled_pair(edges, bits, True)
         t_lo = _compiled_class_sums(edges, h_lo, a_lo)
-        del a_lo
-        a_hi = _compiled_rows(edges, bits, True, True)
         t_hi = _compiled_class_sums(edges, h_hi, a_hi)
         out["L"] = {c: Interval(Fraction(lam * lo, one * g_hi), Fraction(lam * hi, one * g_lo))
-                    for c, lam, lo, hi in zip(graph.classes, edges.lam_int, t_lo, t_hi)}
+                    for c, lam, lo, hi in zip(graph.classes, edges.lam.tolist(), t_lo, t_hi)}
         out["L_total"] = interval_sum(out["L"].values())
     return out
 
