@@ -603,7 +603,7 @@ def optimize(model: Model | str, quantity: str, budget: Any, discipline: str = "
     from symq.errors import TooLargeError
     from symq.limits import check, limit_value, number_text
     from symq.models.catalog import as_model
-    from symq.queries.routes import arithmetic_for
+    from symq.queries.plan import arithmetic_for
     model = as_model(model)
     if quantity not in QUANTITIES:
         raise ModelError(f"optimize minimises {' or '.join(QUANTITIES)}, not {quantity!r}")
@@ -948,6 +948,8 @@ def _newton(f: _Objective, symbolic: Model, budget: list[str], total: Fraction,
         nu = sum(g[i] for i in free) / len(free) if free else Fraction(0)
         released = False
         for i in sorted(active):  # release a bound whose gradient no longer holds the rate
+            if lo[i] is not None and lo[i] == hi[i]:
+                continue  # a fixed rate
             if (lo[i] is not None and x[i] == lo[i] and g[i] < nu) or \
                     (hi[i] is not None and x[i] == hi[i] and g[i] > nu):
                 active.discard(i)
