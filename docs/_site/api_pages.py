@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 import sys
 from pathlib import Path
 
@@ -35,6 +36,10 @@ TOPICS = [
      "Exact and certified gradients and elasticities of the quantities.",
      "gradient",
      "symq.queries.gradient"),
+    ("optimize", "Capacity allocation",
+     "The capacity split that minimises a quantity, with certified digits (`symq optimize`).",
+     "optimize Optimum",
+     "symq.queries.optimize"),
     ("stability", "Stability and nesting",
      "Stability conditions of a model and the nested structure behind the closed forms.",
      "check_stability is_stable stability_conditions stability_report is_nested nesting_tree "
@@ -110,10 +115,29 @@ def _canonical(obj, fallback: str) -> str:
     return fallback
 
 
+SUMMARY_LENGTH = 120
+
+
 def _summary(obj) -> str:
+    """The first sentence of the docstring, at most about ``SUMMARY_LENGTH`` characters cut at a
+    word, never inside math (a ``$...$`` cut in two would show a raw ``$`` in the index)."""
     doc = inspect.getdoc(obj) or ""
-    first = doc.strip().split("\n\n")[0].replace("\n", " ")
-    return first.split(". ")[0].rstrip(".").replace("|", "\\|")[:140]
+    first = " ".join(doc.strip().split("\n\n")[0].split())
+    sentence, at = first, 0
+    for match in re.finditer(r"\. ", first):  # the first ". " outside math ends the sentence
+        if first[:match.start()].count("$") % 2 == 0:
+            sentence = first[:match.start()]
+            break
+    sentence = sentence.rstrip(".")
+    if len(sentence) > SUMMARY_LENGTH:
+        cut = sentence.rfind(" ", 0, SUMMARY_LENGTH)
+        sentence = sentence[:cut if cut > 0 else SUMMARY_LENGTH]
+        if sentence.count("$") % 2:  # the cut fell inside math: end before it
+            sentence = sentence[:sentence.rindex("$")]
+        sentence = sentence.rstrip(" ,;:(") + " ..."
+    elif sentence.count("$") % 2:
+        sentence = sentence[:sentence.rindex("$")].rstrip(" ,;:(") + " ..."
+    return sentence.replace("|", "\\|")
 
 
 def _members(module) -> list[tuple[str, object]]:

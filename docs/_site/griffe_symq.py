@@ -100,6 +100,34 @@ def fix_prose_items(doc: str) -> str:
     return "\n".join(out)
 
 
+_DISPLAY_LINE = re.compile(r"^\s*\$\$.*\$\$\s*$")
+
+
+def separate_display_math(doc: str) -> str:
+    """Put a blank line around a line that is one ``$$...$$`` display, as Markdown's math
+    extension (arithmatex) needs: glued to the text around it, the display shows raw ``$``.
+
+    >>> print(separate_display_math("if\\n$$x=1$$\\nthen"))
+    if
+    <BLANKLINE>
+    $$x=1$$
+    <BLANKLINE>
+    then
+    """
+    lines = doc.split("\n")
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        if _DISPLAY_LINE.match(line):
+            if out and out[-1].strip():
+                out.append("")
+            out.append(line)
+            if i + 1 < len(lines) and lines[i + 1].strip():
+                out.append("")
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
 def _see_also(path: str) -> str | None:
     for members in FAMILIES.values():
         if path in members:
@@ -114,7 +142,7 @@ class SymqDocs(griffe.Extension):
 
     def on_instance(self, *, obj, **kwargs) -> None:
         if obj.docstring is not None:
-            obj.docstring.value = fix_prose_items(obj.docstring.value)
+            obj.docstring.value = separate_display_math(fix_prose_items(obj.docstring.value))
 
     def on_package(self, *, pkg, **kwargs) -> None:
         if pkg.path != "symq":

@@ -4,13 +4,16 @@
   reStructuredText habits; turn them into what a reader expects: Sphinx roles
   (``:func:`x```) become code, ``.. math::`` paragraphs become display math, and citation keys
   ``[GR20]_`` (in docstrings and pages alike) become links to the bibliography page.
-* ``on_files``: the generated pages (notebooks, the API reference of docs/_site/api_pages.py).
+* ``on_files``: the generated pages: the notebooks (their HTML outputs' math marked up for
+  MathJax, :func:`typeset_html_output`), the API reference of docs/_site/api_pages.py (a page
+  the navigation lacks is added to it), and "Cite symq", the changelog and the license, written
+  from CITATION.cff, CHANGELOG.md and LICENSE (:func:`project_pages`).
 * ``on_config``/``on_post_page``: the footer shows the version and links to the source pages.
 * ``on_post_build``: write the source of the package as HTML pages (``site/source/``, one anchor
   a line, linked from every object of the API pages), and copy MathJax into the built site
   (``site/mathjax/``) from an installed package, so that math renders without a network: the
   pip package ``jupyter-server-mathjax`` (in the ``docs`` and ``test`` extras), else Debian's
-  ``libjs-mathjax``.
+  ``libjs-mathjax``; and write the colours of the highlighted code (``css/pygments.css``).
 """
 
 from __future__ import annotations
@@ -150,8 +153,16 @@ def on_post_page(output: str, page, config) -> str:
 
 
 def on_post_build(config) -> None:
-    """Copy MathJax into the built site and write the source pages (see the module docstring)."""
+    """Copy MathJax into the built site, write the source pages and the colours of the
+    highlighted code (``css/pygments.css``, from Pygments; see the module docstring)."""
     _write_sources(config["site_dir"])
+    from pygments.formatters import HtmlFormatter
+
+    os.makedirs(os.path.join(config["site_dir"], "css"), exist_ok=True)
+    with open(os.path.join(config["site_dir"], "css", "pygments.css"), "w",
+              encoding="utf-8") as handle:
+        handle.write("/* Pygments colours of the highlighted code (written by docs/_site/hooks.py)"
+                     " */\n" + HtmlFormatter(style="friendly").get_style_defs(".highlight") + "\n")
     source = _mathjax_source()
     if source is None:
         raise RuntimeError("MathJax not found: pip install jupyter-server-mathjax (in the docs "
@@ -165,6 +176,81 @@ def on_post_build(config) -> None:
 
 
 # ------------------------------------------------------------------ notebooks as pages
+_MATH_IN_TEXT = re.compile(r"\\\((.+?)\\\)|\\\[(.+?)\\\]|\$\$(.+?)\$\$|(?<![\\$])\$([^$\n]+?)\$", re.S)
+
+
+def _arithmatex(text: str) -> str:
+    """Plain text of an HTML output with its math marked up as arithmatex does on the pages
+    (``<span class="arithmatex">\(...\)</span>``, ``<div class="arithmatex">\[...\]</div>``), the
+    only elements the site's MathJax typesets; the rest escaped."""
+    out, at = [], 0
+    for match in _MATH_IN_TEXT.finditer(text):
+        out.append(html.escape(text[at:match.start()], quote=False))
+        inline, display, display_dollars, inline_dollars = match.groups()
+        if display is not None or display_dollars is not None:
+            body = display if display is not None else display_dollars
+            out.append(f'<span class="arithmatex">\\[{html.escape(body, quote=False)}\\]</span>')
+        else:
+            body = inline if inline is not None else inline_dollars
+            out.append(f'<span class="arithmatex">\\({html.escape(body, quote=False)}\\)</span>')
+        at = match.end()
+    out.append(html.escape(text[at:], quote=False))
+    return "".join(out)
+
+
+def typeset_html_output(source: str) -> str:
+    r"""A notebook's ``text/html`` output with the math of its text (``\(...\)``, ``\[...\]``,
+    ``$...$``, ``$$...$$``, as Jupyter typesets it) marked up for the site's MathJax, which only
+    typesets arithmatex elements. Text inside ``tex2jax_ignore`` elements (names, which are data),
+    ``pre``, ``code``, ``script`` and ``style`` is left as it is.
+
+    >>> print(typeset_html_output('<td class="tex2jax_ignore">$x$</td><td>\\(\\frac{1}{2}\\)</td>'))
+    <td class="tex2jax_ignore">$x$</td><td><span class="arithmatex">\(\frac{1}{2}\)</span></td>
+    """
+    from html.parser import HTMLParser
+
+    class Marker(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.out: list[str] = []
+            self.stack: list[tuple[str, bool]] = []
+
+        def quiet(self) -> bool:
+            return any(ignored for _tag, ignored in self.stack)
+
+        def handle_starttag(self, tag, attrs):
+            self.out.append(self.get_starttag_text())
+            if tag in ("br", "hr", "img", "input", "meta", "link", "col", "wbr"):
+                return
+            classes = (dict(attrs).get("class") or "").split()
+            self.stack.append((tag, "tex2jax_ignore" in classes or tag in (
+                "pre", "code", "script", "style", "textarea")))
+
+        def handle_startendtag(self, tag, attrs):
+            self.out.append(self.get_starttag_text())
+
+        def handle_endtag(self, tag):
+            self.out.append(f"</{tag}>")
+            for k in range(len(self.stack) - 1, -1, -1):
+                if self.stack[k][0] == tag:
+                    del self.stack[k:]
+                    break
+
+        def handle_data(self, data):
+            self.out.append(html.escape(data, quote=False) if self.quiet() else _arithmatex(data))
+
+        def handle_comment(self, data):
+            self.out.append(f"<!--{data}-->")
+
+        def handle_decl(self, decl):
+            self.out.append(f"<!{decl}>")
+
+    marker = Marker()
+    marker.feed(source)
+    marker.close()
+    return "".join(marker.out)
+
+
 def _notebook_markdown(path: str, name: str) -> str:
     """A page from an executed notebook: markdown cells as they are, code as Python blocks, and
     outputs in their richest form the site can show offline (LaTeX for MathJax, HTML, PNG)."""
@@ -197,14 +283,16 @@ def _notebook_markdown(path: str, name: str) -> str:
                     or len(data["text/latex"]) > 1500):
                 # a table (a verify report, a per-class table): the HTML table reads better
                 # than one tall LaTeX array, and its cells still carry math for MathJax
-                parts.append(f'<div class="notebook-html">{data["text/html"]}</div>\n')
+                parts.append(f'<div class="notebook-html">{typeset_html_output(data["text/html"])}'
+                             '</div>\n')
             elif "text/latex" in data:
                 tex = data["text/latex"].strip()
                 tex = tex[2:-2] if tex.startswith("$$") else tex.strip("$")
                 tex = tex.replace("\\displaystyle", "").strip()
                 parts.append(f'<div class="arithmatex">\\[{html.escape(tex, quote=False)}\\]</div>\n')
             elif "text/html" in data:
-                parts.append(f'<div class="notebook-html">{data["text/html"]}</div>\n')
+                parts.append(f'<div class="notebook-html">{typeset_html_output(data["text/html"])}'
+                             '</div>\n')
             elif "text/plain" in data:
                 parts.append(f"```text\n{data['text/plain']}\n```\n")
     parts.append(f"[Download this notebook]({name}) (stored executed; the tests run it again).\n")
@@ -214,7 +302,8 @@ def _notebook_markdown(path: str, name: str) -> str:
 def on_files(files, config):
     """Add the generated pages: one per notebook of docs/notebooks/ (``notebooks/NAME.md``), the
     API reference pages ``api/TOPIC.md`` and their index ``reference.md``
-    (docs/_site/api_pages.py)."""
+    (docs/_site/api_pages.py; a page the navigation lacks, such as a new topic, is added under
+    "Python API"), and the project's own files as pages (:func:`project_pages`)."""
     import sys
     from mkdocs.structure.files import File
 
@@ -229,6 +318,11 @@ def on_files(files, config):
             files.remove(old)
         files.append(File.generated(config, relative, content=content))
 
+    for relative, content in project_pages().items():
+        files.append(File.generated(config, relative, content=content))
+    _api_pages_in_nav(config, [relative for relative in api_pages.pages() if
+                               relative.startswith("api/")])
+
     folder = os.path.join(config["docs_dir"], "notebooks")
     if not os.path.isdir(folder):
         return files
@@ -237,3 +331,104 @@ def on_files(files, config):
             content = _notebook_markdown(os.path.join(folder, name), name)
             files.append(File.generated(config, f"notebooks/{name[:-6]}.md", content=content))
     return files
+
+
+# ------------------------------------------------------------------ the project's files as pages
+def _root() -> str:
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def cite_page(citation_text: str) -> str:
+    r"""The "Cite symq" page from the text of CITATION.cff: its message, a BibTeX entry and a
+    reference in words built from its fields, and the file itself.
+
+    >>> page = cite_page("message: Cite it.\ntitle: symq\nauthors:\n  - name: The symq developers"
+    ...                  "\nversion: 0.1.0\ndate-released: '2026-12-02'\nlicense: MIT\n")
+    >>> "author = {{The symq developers}}" in page and "year = {2026}" in page
+    True
+    """
+    import yaml
+
+    data = yaml.safe_load(citation_text)
+    names = []
+    for author in data.get("authors", []):
+        if "name" in author:
+            names.append("{" + author["name"] + "}")
+        else:
+            names.append(f"{author.get('family-names', '')}, {author.get('given-names', '')}")
+    year = str(data.get("date-released", ""))[:4]
+    url = data.get("repository-code") or data.get("url")
+    fields = [("title", f"{{{data['title']}}}"), ("author", " and ".join(names)),
+              ("version", data.get("version")), ("year", year), ("license", data.get("license")),
+              ("url", url)]
+    bibtex = "@software{symq,\n" + "".join(f"  {key} = {{{value}}},\n" for key, value in fields
+                                           if value) + "}"
+    people = ", ".join(n.strip("{}") for n in names)
+    words = (f"{people} ({year}). *{data['title']}* (version {data.get('version')}) "
+             "[Computer software]." + (f" {url}" if url else ""))
+    return "\n".join([
+        "# Cite symq", "", data.get("message", ""), "",
+        "BibTeX (with `biblatex`; classic BibTeX styles read `@software` as `@misc`):", "",
+        "```bibtex", bibtex, "```", "", "In words:", "", words, "",
+        "Please also cite the papers whose results you use; the [bibliography](bibliography.md) "
+        "lists them, and every docstring names its source.", "",
+        "The citation file of the repository, `CITATION.cff` "
+        "([Citation File Format](https://citation-file-format.github.io/)), from which this page "
+        "is written:", "", "```yaml", citation_text.rstrip(), "```", ""])
+
+
+def project_pages() -> dict[str, str]:
+    """``{page: text}`` of the pages made from the repository's own files at every build, so they
+    never drift: ``cite.md`` (CITATION.cff), ``changelog.md`` (CHANGELOG.md) and ``license.md``
+    (LICENSE)."""
+    root = _root()
+
+    def read(name: str) -> str:
+        with open(os.path.join(root, name), encoding="utf-8") as handle:
+            return handle.read()
+
+    licence = read("LICENSE")
+    return {"cite.md": cite_page(read("CITATION.cff")),
+            "changelog.md": read("CHANGELOG.md"),
+            "license.md": "# License\n\nsymq is free software under the MIT License (the file "
+                          "`LICENSE` of the repository):\n\n```text\n" + licence.rstrip() +
+                          "\n```\n"}
+
+
+def _api_pages_in_nav(config, pages: list[str]) -> None:
+    """Add to the "Python API" section of the navigation every generated API page it lacks
+    (``api/further.md``, where public objects no topic lists land, or a new topic), titled by
+    the page's heading."""
+    import api_pages
+
+    def listed(items) -> set[str]:
+        found = set()
+        for item in items or []:
+            value = next(iter(item.values())) if isinstance(item, dict) else item
+            if isinstance(value, list):
+                found |= listed(value)
+            elif isinstance(value, str):
+                found.add(value)
+        return found
+
+    def section(items):
+        for item in items or []:
+            if isinstance(item, dict):
+                (key, value), = item.items()
+                if key == "Python API" and isinstance(value, list):
+                    return value
+                if isinstance(value, list):
+                    inner = section(value)
+                    if inner is not None:
+                        return inner
+        return None
+
+    nav = config.get("nav")
+    target = section(nav)
+    if target is None:
+        return
+    have = listed(nav)
+    titles = {f"api/{row[0]}.md": row[1] for row in api_pages.TOPICS}
+    for page in pages:
+        if page not in have:
+            target.append({titles.get(page, "Further objects"): page})
