@@ -38,6 +38,12 @@ def test_notebook_runs(path):
         assert any("text/latex" in k and "text/html" in k for k in kinds)
         assert any("image/png" in k for k in kinds)
         assert "(True, 17, 77)" in text
+        # results are symq.Result (not "ordinary dicts", as the tour once said): the exact mean
+        # number of class 3 read from .per_class (the table above shows the same fraction)
+        assert "(23819/79040, " in text
+        prose = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells
+                          if c.cell_type == "markdown")
+        assert "symq.Result" in prose and "ordinary dict" not in prose
         # a verify report shows as a table, stability conditions as an aligned list of relations
         html = [str(out.get("data", {}).get("text/html", "")) for out in outputs]
         latex = [str(out.get("data", {}).get("text/latex", "")) for out in outputs]
