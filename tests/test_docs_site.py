@@ -1,9 +1,11 @@
 """The docs site builds (``mkdocs build --strict``), with math rendered by MathJax served from the
 built site itself (no network), and with no trace of files outside the repository.
 
-Where a headless Chromium is installed (CI installs it with apt, as it installs texlive), pages
-are loaded in it and checked: MathJax ran (``MathJax`` elements exist) and no raw ``$...$`` or
-``\\(...\\)`` is left in the text. Without Chromium that part is skipped with a message.
+Where a headless Chromium is installed (CI installs it with apt, as it installs texlive), every
+built page is loaded in it and, once MathJax has finished, its visible text (code blocks aside)
+must hold no raw ``\\(``, ``\\[``, ``\\frac`` or ``$``: every formula of the pages, the API
+reference and the notebooks' outputs is typeset (a slow test; CI runs it). Without Chromium that
+part is skipped with a message.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -246,3 +249,155 @@ def test_tables_of_notebooks_are_html_and_the_tutorial_typesets_its_formula(site
     tutorial = (site / "tutorial" / "index.html").read_text(encoding="utf-8")
     assert re.search(r'<div class="arithmatex">\\\[\s*\\begin\{aligned\}.*?P\(\\emptyset\)',
                      tutorial, re.S)
+
+
+# ------------------------------------------------------------------ every page after MathJax
+#: what a reader must never see once MathJax has run: TeX delimiters, a TeX command, a dollar
+RAW_AFTER_MATHJAX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\\frac\b|\$")
+
+
+def _browser() -> str | None:
+    for name in BROWSERS:
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def rendered_text(browser: str, page: Path) -> tuple[str, int]:
+    """The visible text of ``page`` after its scripts (MathJax) have run in headless Chromium
+    (code blocks, scripts and styles left out: MathJax keeps each formula's TeX in a script), and
+    the number of formulas MathJax typeset."""
+    run = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                          "--virtual-time-budget=120000", "--dump-dom", page.as_uri()],
+                         capture_output=True, text=True, timeout=600)
+    dom = run.stdout
+    typeset = len(re.findall(r'<span class="MathJax"|<div class="MathJax_Display"', dom))
+    return _text(dom), typeset
+
+
+def raw_tex(text: str) -> list[str]:
+    """Each raw TeX fragment or dollar of ``text``, with a little context."""
+    return [text[max(0, m.start() - 30):m.end() + 30].replace("\n", " ")
+            for m in RAW_AFTER_MATHJAX.finditer(text)]
+
+
+def built_pages(site: Path) -> list[Path]:
+    """Every page of the site a reader opens (the MathJax copy and the source listings aside)."""
+    return sorted(p for p in site.rglob("*.html")
+                  if p.relative_to(site).parts[0] not in ("mathjax", "source"))
+
+
+def test_the_raw_tex_scan_sees_an_untypeset_formula(tmp_path):
+    # must fail on purpose: math outside the elements MathJax typesets stays raw, and the scan
+    # reports it (and a dollar in prose)
+    browser = _browser()
+    if browser is None:
+        pytest.skip("no headless Chromium (CI installs chromium-headless-shell)")
+    page = tmp_path / "raw.html"
+    page.write_text("<!doctype html><p>total \\(\\frac{4135}{6188}\\) costs $5</p>"
+                    "<pre>$ symq list</pre>", encoding="utf-8")
+    text, typeset = rendered_text(browser, page)
+    found = raw_tex(text)
+    assert typeset == 0 and len(found) == 4, found  # \( \frac \) and the dollar; not the code
+
+
+@pytest.mark.slow
+def test_every_page_is_typeset_with_no_raw_tex_left(site):
+    browser = _browser()
+    if browser is None:
+        pytest.skip("no headless Chromium (CI installs chromium-headless-shell)")
+    pages = built_pages(site)
+    assert len(pages) > 50
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda page: rendered_text(browser, page), pages))
+    found, typeset = [], {}
+    for page, (text, count) in zip(pages, results):
+        typeset[str(page.relative_to(site))] = count
+        found += [f"{page.relative_to(site)}: ...{fragment}..." for fragment in raw_tex(text)]
+    assert not found, f"{len(found)} raw TeX fragments after MathJax:\n" + "\n".join(found[:30])
+    # MathJax ran: the notebook tables and the pages full of math are typeset
+    assert typeset["notebooks/tour/index.html"] >= 8  # the two tables of values at least
+    assert typeset["theory-subset-dp/index.html"] > 100 and typeset["reference/index.html"] > 50
+
+
+def page_width(browser: str, site: Path, page: str, window: int = 1280) -> tuple[int, int]:
+    """``(scrollWidth, clientWidth)`` of ``page`` shown in a window ``window`` px wide (loaded in
+    a frame of a helper page written into the built site; MathJax has run)."""
+    helper = site / "_width_probe.html"
+    helper.write_text(
+        f'<!doctype html><body><iframe id="f" src="{page}" style="width:{window}px;'
+        'height:900px"></iframe><script>document.getElementById("f").onload = function () {'
+        'setTimeout(function () { var d = document.getElementById("f").contentDocument;'
+        'var out = document.createElement("pre"); out.textContent = "WIDTH " + '
+        'd.documentElement.scrollWidth + " " + d.documentElement.clientWidth;'
+        'document.body.appendChild(out); }, 5000); };</script>', encoding="utf-8")
+    try:
+        run = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                              "--allow-file-access-from-files", "--virtual-time-budget=120000",
+                              "--dump-dom", helper.as_uri()],
+                             capture_output=True, text=True, timeout=600)
+    finally:
+        helper.unlink()
+    scroll, client = re.search(r"WIDTH (\d+) (\d+)", run.stdout).groups()
+    return int(scroll), int(client)
+
+
+def test_the_index_of_objects_fits_the_window_with_no_raw_math(site):
+    index = (site / "reference" / "index.html").read_text(encoding="utf-8")
+    assert "$" not in _text(index)  # every summary's math is whole, so arithmatex marked it up
+    assert 'href="../api/optimize/#symq.optimize"' in index
+    browser = _browser()
+    if browser is None:
+        pytest.skip("no headless Chromium (CI installs chromium-headless-shell)")
+    scroll, client = page_width(browser, site, "reference/index.html")
+    assert scroll <= client, f"the index is {scroll} px wide in a {client} px window"
+
+
+def test_signatures_are_wrapped_one_parameter_a_line(site):
+    page = (site / "api" / "quantities" / "index.html").read_text(encoding="utf-8")
+    start = page.index('id="symq.solve"')
+    signature = re.search(r'<div class="[^"]*doc-signature[^"]*"[^>]*>(.*?)</div>', page[start:],
+                          re.S)
+    lines = html.unescape(re.sub(r"<[^>]+>", "", signature.group(1))).strip().splitlines()
+    assert lines[0] == "solve(" and lines[1].strip() == "model," and lines[-1] == ")"
+
+
+def test_optimize_cite_changelog_and_license_are_in_the_navigation(site):
+    index = (site / "index.html").read_text(encoding="utf-8")
+    nav = index[:index.index('<div class="col-md-9"')]
+    for target in ("cite/", "changelog/", "license/", "api/optimize/", "cli/", "sensitivities/"):
+        assert f'href="{target}"' in nav, target
+    cli = (site / "cli" / "index.html").read_text(encoding="utf-8")
+    assert 'id="optimize"' in cli
+    assert "symq optimize w mean-response-time" in html.unescape(re.sub(r"<[^>]+>", "", cli))
+    # the pages are written from the repository's files at every build
+    import symq
+    page = (site / "cite" / "index.html").read_text(encoding="utf-8")
+    cite, everything = _text(page), html.unescape(re.sub(r"<[^>]+>", "", page))
+    citation = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    version = re.search(r"^version: (\S+)$", citation, re.M).group(1)
+    assert version == symq.__version__ and f"(version {version})" in cite
+    assert "@software{symq," in everything and f"version = {{{version}}}," in everything
+    assert "author = {{The symq developers}}," in everything
+    changelog = (site / "changelog" / "index.html").read_text(encoding="utf-8")
+    assert f"[{symq.__version__}]" in changelog and "Unreleased" in changelog
+    licence = (site / "license" / "index.html").read_text(encoding="utf-8")
+    assert "MIT License" in licence and "Permission is hereby granted" in licence
+
+
+def test_code_is_highlighted_and_has_a_copy_button(site):
+    page = (site / "tutorial" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r'<div class="language-python highlight"><pre><span></span><code>'
+                     r'<span class="kn">import</span>', page)
+    assert '<div class="language-console highlight">' in page
+    assert 'src="../js/copy.js"' in page and 'href="../css/pygments.css"' in page
+    assert ".highlight .k" in (site / "css" / "pygments.css").read_text(encoding="utf-8")
+    browser = _browser()
+    if browser is None:
+        pytest.skip("no headless Chromium (CI installs chromium-headless-shell)")
+    dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                          "--virtual-time-budget=60000", "--dump-dom",
+                          (site / "cli" / "index.html").as_uri()],
+                         capture_output=True, text=True, timeout=600).stdout
+    blocks = len(re.findall(r"<pre\b", dom))
+    assert blocks > 5 and dom.count('class="symq-copy"') == blocks
