@@ -218,3 +218,55 @@ def test_expanded_size_is_tight_enough(capsys):
     assert main(["derive", "ring:4", "mean-number", "--form", "expanded", "--discipline",
                  "alis"]) == 2
     assert "terms (limit 6,000,000)" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ long one-piece formulas
+#: (command line) of `symq derive ... --format latex` outputs that were once far too wide: the
+#: README's example (the structured transform), and the expanded and factored forms, one rational
+#: function each (the W model's response-time law was 2,503 pt too wide on A4)
+WIDE = [["derive", "w", "response-time", "--format", "latex"],
+        ["derive", "w", "response-time", "--form", "expanded", "--format", "latex"],
+        ["derive", "w", "response-time", "--form", "factored", "--format", "latex"],
+        ["derive", "w", "mean-number", "--form", "expanded", "--format", "latex"],
+        ["derive", "nested", "waiting-time", "--form", "factored", "--format", "latex"],
+        ["derive", "ring:3", "mean-number", "--form", "expanded", "--format", "latex"]]
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+def test_long_formulas_break_into_lines_that_fit_a4(tmp_path, capsys):
+    bodies = []
+    for argv in WIDE:
+        assert main(argv) == 0
+        text = capsys.readouterr().out
+        assert _preamble(text) == list(PREAMBLE), argv  # the comment names what it needs
+        bodies.append(text)
+    log = _compile(tmp_path, list(PREAMBLE), "\n\n".join(bodies))
+    assert not [line for line in log.splitlines() if "Overfull \\hbox" in line], _overfull(log)
+    # the same forms printed on one line each (the old printer) run off the page
+    f = structured("w", "mean-number")
+    old = "\n".join(r"\[" + t + r"\]" for t in
+                    f.expanded_text("expanded", latex=True)["per_class"].values())
+    log = _compile(tmp_path, list(PREAMBLE), old)
+    assert any("Overfull \\hbox" in line for line in log.splitlines())
+
+
+def test_broken_lines_read_back_to_the_same_rational_function():
+    # each line piece of a broken formula, joined and read back, has the value of the formula
+    from fractions import Fraction
+
+    from symq.engines.formulas.render import broken_latex
+    from test_mutation_targets import LatexReader, latex_rows as read_rows
+
+    point = {"lambda_1": Fraction(1, 5), "lambda_2": Fraction(1, 7), "lambda_3": Fraction(1, 4),
+             "mu_1": Fraction(3, 2), "mu_2": Fraction(5, 4)}
+    f = structured("w", "mean-number")
+    values = f.at({k: str(v) for k, v in point.items()})["per_class"]
+    texts = f.expanded_text("expanded", latex=True)["per_class"]
+    broken = 0
+    for key, tex in texts.items():
+        lines = broken_latex(tex, 40)
+        broken += len(lines) > 1
+        block = "\\begin{align*}\nx &= " + " \\\\\n&".join(lines) + "\n\\end{align*}"
+        ((label, rhs),) = read_rows(block)
+        assert LatexReader(rhs, {}, point).read() == Fraction(str(values[key])), key
+    assert broken == 2  # classes 1 and 2 are long fractions, and were broken (class 3 fits)

@@ -59,7 +59,9 @@ def label_latex(label: str) -> str:
 
 def latex_rows(rows: list[tuple[str, str]]) -> str:
     r"""``[(label LaTeX, formula LaTeX)]`` as valid LaTeX: one formula alone in ``\[...\]``,
-    several in one ``align*`` (``label &= formula``).
+    several in one ``align*`` (``label &= formula``); a formula too wide for an A4 line is
+    broken over several (:func:`symq.engines.formulas.render.broken_latex`), and the block then
+    starts with a comment naming the preamble it needs.
 
     Parameters
     ----------
@@ -85,10 +87,22 @@ def latex_rows(rows: list[tuple[str, str]]) -> str:
 
     Running time: O(total length of the rows).
     """
-    if len(rows) == 1 and not rows[0][0]:
+    from symq.engines.formulas.paper import PAPER_UNITS
+    from symq.engines.formulas.render import broken_latex, width  # long formulas: several lines
+    room = PAPER_UNITS - max((width(label) for label, _ in rows), default=0)
+    pieces = [(label, broken_latex(tex, max(room, PAPER_UNITS / 2))) for label, tex in rows]
+    if len(pieces) == 1 and not pieces[0][0] and len(pieces[0][1]) == 1:
         return "\\[\n" + rows[0][1] + "\n\\]"
-    body = " \\\\\n".join(f"{label} &= {tex}" if label else f"&{tex}" for label, tex in rows)
-    return "\\begin{align*}\n" + body + "\n\\end{align*}"
+    lines = []
+    for label, parts in pieces:
+        lines.append(f"{label} &= {parts[0]}" if label else f"&{parts[0]}")
+        lines += [f"&{part}" for part in parts[1:]]
+    block = "\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}"
+    if any(len(parts) > 1 for _, parts in pieces):  # a block that may run over a page
+        from symq.engines.formulas.paper import PREAMBLE
+        block = "% Preamble: " + " and ".join(PREAMBLE) + " (long blocks break across pages).\n" \
+            + block
+    return block
 
 
 def derive_result(result: Any, form: str, want: str = "all") -> dict[str, Any]:

@@ -16,7 +16,7 @@ import sympy
 from symq.engines.formulas.build import Definition, Term
 
 __all__ = ["LINE_UNITS", "width", "definition_latex", "definition_text", "align_block",
-           "rate_latex"]
+           "rate_latex", "broken_latex"]
 
 #: glyph units on one displayed line after the name and "="
 LINE_UNITS = 58
@@ -287,6 +287,180 @@ def align_block(rows: Iterable[tuple[str, list[str]]], star: bool = True) -> str
     out.append(" \\\\\n".join(body))
     out.append(rf"\end{{{env}}}")
     return "\n".join(out)
+
+
+def _split_top(tex: str, kind: str) -> list[str]:
+    """``tex`` cut at its top level (outside braces and ``\\left(...\\right)``): ``"sum"`` at
+    each ``" + "``/``" - "`` (the sign stays with the term that follows), ``"product"`` between
+    parenthesised factors (``\\right) \\left(``)."""
+    pieces, depth, start, k = [], 0, 0, 0
+    while k < len(tex):
+        if tex.startswith(r"\left", k) and not tex.startswith(r"\left.", k):
+            depth += 1
+            k += 5
+            continue
+        if tex.startswith(r"\right", k):
+            depth -= 1
+            k += 6
+            continue
+        c = tex[k]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif depth == 0 and kind == "sum" and k > 0 and tex.startswith((" + ", " - "), k):
+            pieces.append(tex[start:k].strip())
+            start = k + 1
+            k += 3
+            continue
+        elif depth == 0 and kind == "product" and c == " " and tex[k - 1] in ")}" and \
+                tex.startswith((r" \left(", " \\frac"), k):
+            pieces.append(tex[start:k].strip())
+            start = k + 1
+        k += 1
+    pieces.append(tex[start:].strip())
+    return [p for p in pieces if p]
+
+
+def _fraction(tex: str) -> tuple[str, str, str] | None:
+    """``(sign, numerator, denominator)`` of a LaTeX ``[- ]\\frac{N}{D}`` that is one fraction
+    at the top level, else None."""
+    sign = ""
+    if tex.startswith("- "):
+        sign, tex = "- ", tex[2:]
+    if not tex.startswith(r"\frac{"):
+        return None
+    parts, depth, start = [], 0, len(r"\frac")
+    for k in range(start, len(tex)):
+        if tex[k] == "{":
+            if depth == 0:
+                start = k + 1
+            depth += 1
+        elif tex[k] == "}":
+            depth -= 1
+            if depth == 0:
+                parts.append(tex[start:k])
+                if len(parts) == 2:
+                    return (sign, parts[0], parts[1]) if k == len(tex) - 1 else None
+    return None
+
+
+_PARENTHESISED = re.compile(r"^\\left\((.*)\\right\)(\^\{\d+\})?$", re.S)
+
+
+def _inner_sum(piece: str) -> tuple[list[str], str] | None:
+    """The terms and the power of a factor ``\\left(S\\right)^{k}`` whose inside ``S`` is a sum
+    at its top level, else None."""
+    match = _PARENTHESISED.match(piece)
+    if match is None or _split_top(match.group(1), "product") != [match.group(1)]:
+        return None
+    terms = _split_top(match.group(1), "sum")
+    return (terms, match.group(2) or "") if len(terms) > 1 else None
+
+
+def _lines(pieces: list[str], kind: str, limit: float, first_used: float) -> list[str]:
+    """The terms (or factors) ``pieces`` on lines of at most ``limit`` glyph units;
+    continuation lines start with ``\\qquad``. A factor ``\\left(S\\right)`` too wide for a
+    line is itself broken, as ``\\Bigl(S\\Bigr)`` over lines of its own; any other piece wider
+    than a line stays whole on its line."""
+    lines: list[str] = []
+    current, used = "", first_used
+    for k, piece in enumerate(pieces):
+        if kind == "sum" and k > 0:
+            if piece.startswith(("+ ", "- ")):
+                text = f" {piece[0]} {piece[2:]}"
+            else:
+                text = (" - " + piece[1:].lstrip()) if piece.startswith("-") else " + " + piece
+        else:
+            text = piece if k == 0 else " " + piece
+        w = width(text)
+        bare = text.strip()
+        sign = ""
+        if kind == "sum" and bare[:2] in ("+ ", "- "):
+            sign, bare = bare[:2], bare[2:]
+        inner = _inner_sum(bare) if w > limit else None
+        if inner is not None:  # a long parenthesised sum: its terms over lines of their own
+            if current.strip():
+                lines.append(current)
+            terms, power = inner
+            sub = _lines(terms, "sum", limit, 6)
+            lead = "" if not lines and not current.strip() else r"\qquad "
+            sub[0] = lead + sign + r"\Bigl(" + sub[0].removeprefix(r"\qquad ")
+            sub[-1] += r" \Bigr)" + power
+            lines += sub[:-1]
+            current, used = sub[-1], width(sub[-1])
+            continue
+        if k > 0 and used + w > limit and current.strip():
+            lines.append(current)
+            current, used = r"\qquad " + text.lstrip(), 4 + w
+        else:
+            current, used = current + text, used + w
+    lines.append(current)
+    return lines
+
+
+def broken_latex(tex: str, limit: float = LINE_UNITS) -> list[str]:
+    r"""A long LaTeX formula (a rational function as sympy prints it, an expanded polynomial,
+    a product of factors) as ``align*`` line pieces that each fit about ``limit`` glyph units
+    (A4 with 2 cm margins): the first follows ``&=``, the others are continuation lines. A
+    fraction $N/D$ too wide for one line is written $\frac{1}{D}\Bigl(N\Bigr)$ with $N$'s terms
+    over several lines, or, when $D$ is long too, $\Bigl(N\Bigr)\Bigl(D\Bigr)^{-1}$; the value is
+    unchanged (tests read it back).
+
+    Parameters
+    ----------
+    tex : str
+        LaTeX math of one formula.
+    limit : float
+        Line width in the units of :func:`width` (default :data:`LINE_UNITS`).
+
+    Returns
+    -------
+    list of str
+        The line pieces; ``[tex]`` when it fits.
+
+    Examples
+    --------
+    >>> terms = " + ".join(f"a_{{{k}}} b_{{{k}}}" for k in range(1, 9))
+    >>> lines = broken_latex(r"- \frac{" + terms + "}{c + d}", limit=30)
+    >>> for line in lines:
+    ...     print(line)
+    - \frac{1}{c + d} \Bigl(a_{1} b_{1} + a_{2} b_{2} + a_{3} b_{3} + a_{4} b_{4}
+    \qquad + a_{5} b_{5} + a_{6} b_{6} + a_{7} b_{7} + a_{8} b_{8} \Bigr)
+    >>> broken_latex("x + y")
+    ['x + y']
+
+    Running time: linear in the length of ``tex`` (a few passes).
+    """
+    tex = tex.strip()
+    if width(tex) <= limit:
+        return [tex]
+    found = _fraction(tex)
+    if found is None:
+        terms = _split_top(tex, "sum")
+        kind = "sum" if len(terms) > 1 else "product"
+        return _lines(terms if kind == "sum" else _split_top(tex, "product"), kind, limit, 0)
+    sign, numerator, denominator = found
+
+    def group(body: str) -> tuple[list[str], str]:
+        terms = _split_top(body, "sum")
+        return (terms, "sum") if len(terms) > 1 else (_split_top(body, "product"), "product")
+
+    top, top_kind = group(numerator)
+    if width(denominator) <= limit / 2:
+        prefix = rf"{sign}\frac{{1}}{{{denominator}}} \Bigl("
+        lines = _lines(top, top_kind, limit, width(prefix))
+        lines[0] = prefix + lines[0]
+        lines[-1] += r" \Bigr)"
+        return lines
+    lines = _lines(top, top_kind, limit, 2)
+    lines[0] = sign + r"\Bigl(" + lines[0]
+    lines[-1] += r" \Bigr)"
+    bottom, bottom_kind = group(denominator)
+    under = _lines(bottom, bottom_kind, limit, 6)
+    under[0] = r"\qquad \Bigl(" + under[0].removeprefix(r"\qquad ")
+    under[-1] += r" \Bigr)^{-1}"
+    return lines + under
 
 
 # ------------------------------------------------------------------------ text (parsable)
