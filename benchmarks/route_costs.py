@@ -22,11 +22,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from route_corpus import requests, timed  # noqa: E402
+from route_corpus import calibration_requests, timed  # noqa: E402
 
 from symq.queries.costs import COSTS_FILE, _scale  # noqa: E402
 from symq.queries.plan import plan  # noqa: E402
-from symq.queries.solve import build_request  # noqa: E402
+from symq.queries.request import build_request  # noqa: E402
 
 
 def _clear_caches() -> None:
@@ -41,7 +41,7 @@ def measure(cap: float):
     """``[(pair, work x scale, seconds or None)]`` over the corpus."""
     rows = []
     seen = set()
-    for label, model, q, d, vals, exact, form in requests():
+    for label, model, q, d, vals, exact, form in calibration_requests():
         request = build_request(model, q, d, values=vals, exact=exact, form=form)
         try:
             p = plan(request)
@@ -72,6 +72,19 @@ def measure(cap: float):
     return rows
 
 
+def read_log(path: str):
+    """The measurements printed by an earlier (possibly interrupted) run."""
+    import re
+    rows = []
+    pattern = re.compile(r"^\S+\s+\S+\s+\S+\s+(\S+/\S+)\s+work\s+(\d+)\s+(over cap|[\d.]+ s)$")
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        m = pattern.match(line.strip())
+        if m:
+            secs = None if m.group(3) == "over cap" else float(m.group(3).split()[0])
+            rows.append((m.group(1), float(m.group(2)), secs))
+    return rows
+
+
 def fit(rows, cap: float):
     """Per pair: ``start`` the smallest time seen (at most 20 ms) and ``per_step`` the median of
     (seconds - start) / work; runs past the cap count as taking the cap."""
@@ -80,7 +93,7 @@ def fit(rows, cap: float):
         by_pair.setdefault(pair, []).append((work, cap if secs is None else secs))
     out = {}
     for pair, data in sorted(by_pair.items()):
-        start = min(0.02, min(s for _, s in data))
+        start = max(0.002, min(0.02, min(s for _, s in data)))
         ratios = [max(s - start, 1e-6) / max(w, 1.0) for w, s in data]
         out[pair] = {"start": round(start, 6), "per_step": float(f"{statistics.median(ratios):.4g}"),
                      "runs": len(data)}
@@ -91,8 +104,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cap", type=float, default=20.0, help="CPU seconds per run")
     parser.add_argument("--dry-run", action="store_true", help="print, do not write")
+    parser.add_argument("--from-log", metavar="FILE",
+                        help="fit the constants from the printed lines of an earlier run")
     args = parser.parse_args(argv)
-    rows = measure(args.cap)
+    rows = read_log(args.from_log) if args.from_log else measure(args.cap)
     constants = fit(rows, args.cap)
     print("\nfitted constants (row/arithmetic: start s, per step s, runs):")
     for pair, c in constants.items():

@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE))
 from route_corpus import regret_requests, timed  # noqa: E402
 
 from symq.queries.plan import plan  # noqa: E402
-from symq.queries.solve import build_request  # noqa: E402
+from symq.queries.request import build_request  # noqa: E402
 
 FLOOR = 0.02
 

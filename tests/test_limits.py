@@ -213,7 +213,7 @@ def test_certified_digits_have_the_larger_limit_of_the_fixed_point_kernels():
     from routes import random_stable_model
     from symq.errors import TooLargeError
     from symq.queries.estimates import check_subset_dp
-    from symq.queries.routes import arithmetic_for
+    from symq.queries.plan import arithmetic_for
     model = random_stable_model(20, 1)
     assert arithmetic_for(model, "mean-number", "collaborative", None) == "interval"
     steps = check_subset_dp(model, "collaborative", "evaluate m20", certified=True)

@@ -16,7 +16,7 @@ from symq.cli import main
 from symq.engines.normalization import collaborative_empty_probability, server_removal_mean_number
 from symq.engines.processes import ALISProcess
 from symq.queries.quantities import derive
-from symq.queries.routes import arithmetic_for, select
+from symq.queries.plan import arithmetic_for, select
 
 from routes import general_collaborative_values
 

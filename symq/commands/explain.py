@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     from symq.commands.common import emit_json, model_with_values
     from symq.display import printable
     from symq.queries.plan import plan
-    from symq.queries.solve import build_request
+    from symq.queries.request import build_request
     _, model, values = model_with_values(args)
     wrt = "all" if args.gradient else args.wrt
     request = build_request(model, args.quantity, args.discipline, digits=args.digits,

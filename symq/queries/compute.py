@@ -119,14 +119,15 @@ def expressions_of(formula: Any) -> Any:
     """The values of a structured formula as cancelled sympy expressions (factored), in the
     result's shape."""
     from symq.engines.formulas.arith import RF, to_sympy
-    from symq.queries.solve import map_leaves
 
     def leaf(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: leaf(x) for k, x in v.items()}
         return to_sympy(v, "factored") if isinstance(v, RF) else v
     shape = formula.expanded_values()
     if isinstance(shape, dict) and set(shape) == {"result"}:
         shape = shape["result"]
-    return map_leaves(shape, leaf)
+    return leaf(shape)
 
 
 # ------------------------------------------------------------------ tables of values
@@ -222,13 +223,14 @@ def components(request: Request, arithmetic: str) -> Any:
     >>> import symq
     >>> m = symq.Model(compatibility={"1": ["1"], "2": ["2"]}, arrival_rates={"1": "1/2",
     ...                "2": "1/3"}, service_rates={"1": 1, "2": 1})
-    >>> components(Request(m, "empty-probability"), "exact")
+    >>> from symq.queries.plan import plan
+    >>> request = Request(m, "empty-probability")
+    >>> components(request, plan(request).chosen.arithmetic)
     1/3
 
     Running time: the sum of the components' routes.
     """
-    from symq.queries.plan import component_plans
-    plans = component_plans(request, arithmetic)
+    plans = request.extra[("component_plans", arithmetic)]   # made by the planner
     if arithmetic in ("interval", "ball"):
         return certified_loop(request, arithmetic,
                               lambda bits: _component_intervals(request, plans, bits))

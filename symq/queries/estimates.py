@@ -141,10 +141,12 @@ def _structured(model, discipline: str) -> bool:
     if discipline == "rais" and len(model.classes) == 1:
         return True
     try:
-        from symq.queries.facts import facts_of
-        f = facts_of(model)
-        return f.connected and (f.redundancy or discipline == "collaborative"
-                                and (f.nested or f.ring))
+        from symq.engines.nested import is_nested
+        from symq.engines.normalization.ring import is_ring
+        from symq.engines.normalization.structured import components, is_symmetric_redundancy
+        return len(components(model)) == 1 and (
+            is_symmetric_redundancy(model) or discipline == "collaborative"
+            and (is_nested(model) or is_ring(model)))
     except Exception:  # noqa: BLE001 - an estimate never fails; the computation reports errors
         return False
 

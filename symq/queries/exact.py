@@ -10,7 +10,7 @@ Examples
 >>> structure_route(example_model("n"), "collaborative"), empty_probability(example_model("n"))
 ('nested', 9/14)
 >>> empty_probability(example_model("w"), method="server-removal")
-21/65
+1547/2480
 """
 
 from __future__ import annotations
@@ -230,7 +230,7 @@ def certified_values(model: Model, discipline: str, per_class: bool, digits: int
 
 def exact_is_cheap(model: Model, discipline: str) -> bool:
     """Whether the planner answers ``mean-number`` of ``model`` in exact rationals by default."""
-    from symq.queries.routes import arithmetic_for
+    from symq.queries.plan import arithmetic_for
     return arithmetic_for(model, "mean-number", discipline, None) == "exact"
 
 

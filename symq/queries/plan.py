@@ -31,7 +31,7 @@ from symq.queries.routes import (ARITHMETIC_METHODS, DISCIPLINES, KERNEL_SERVERS
                                  Route, route_named)
 
 __all__ = ["Candidate", "Plan", "plan", "explain", "component_plans", "EXACT_PREFERENCE",
-           "EXACT_SLACK", "VALUE_ROWS"]
+           "EXACT_SLACK", "VALUE_ROWS", "select", "arithmetic_for", "gradient_arithmetic"]
 
 #: exact rationals are chosen over certified digits while they cost at most this factor ...
 EXACT_PREFERENCE = 2.0
@@ -222,6 +222,11 @@ def plan(request: Request, arithmetics: tuple[str, ...] | None = None,
         allowed = (method,)
         method = "auto"
     forced = route_named(method) if method != "auto" else None
+    if not request.facts.connected and request.quantity in _routes.NORMALIZATION \
+            and not request.derivatives and rows is None:
+        for arithmetic in ("symbolic", "exact", "interval", "ball"):
+            if arithmetic in allowed:
+                component_plans(request, arithmetic)
     candidates: list[Candidate] = []
     for route in _routes.ROUTES:
         if route.derivatives != request.derivatives:
@@ -343,6 +348,10 @@ def component_plans(request: Request, arithmetic: str) -> list[Plan] | None:
     key = ("component_plans", arithmetic)
     if key in request.extra:
         return request.extra[key]
+    if arithmetic in ("exact", "interval", "ball") and not request.numeric or \
+            arithmetic == "symbolic" and request.numeric:
+        request.extra[key] = []
+        return []
     allowed = (arithmetic,) if arithmetic in ("exact", "symbolic") else (arithmetic, "exact")
     if arithmetic == "interval":
         allowed = ("interval", "ball", "exact")
@@ -387,7 +396,72 @@ def explain(model: Any, quantity: str, discipline: str = "collaborative",
 
     Running time: that of :func:`plan`.
     """
-    from symq.queries.solve import build_request
+    from symq.queries.request import build_request
     request = build_request(model, quantity, discipline, values, digits, exact, method, form,
                             wrt=wrt, max_work=max_work, no_limits=no_limits)
     return plan(request)
+
+
+def select(model: Model, quantity: str, discipline: str, arithmetic: str,
+           method: str = "auto", derivatives: bool = False) -> Route:
+    """The row the planner runs for a request in one arithmetic (:func:`symq.queries.plan.plan`).
+
+    Parameters
+    ----------
+    model : Model
+    quantity, discipline, arithmetic : str
+    method : str
+        ``"auto"`` or a row's name.
+    derivatives : bool
+        A request for partial derivatives.
+
+    Returns
+    -------
+    Route
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> select(example_model("n"), "mean-number", "collaborative", "exact").name
+    'nested'
+
+    Running time: that of the plan.
+    """
+    exact = {"exact": True, "interval": False, "ball": False}.get(arithmetic)
+    request = Request(model, quantity, discipline, exact=exact, method=method,
+                      form="expression" if arithmetic == "symbolic" else "structured",
+                      derivatives=derivatives)
+    return plan(request, arithmetics=(arithmetic,)).chosen.route
+
+
+def arithmetic_for(model: Model, quantity: str, discipline: str, exact: bool | None,
+                   form: str = "structured") -> str:
+    """The arithmetic the planner picks for a request (:func:`symq.queries.plan.plan`).
+
+    Examples
+    --------
+    >>> from symq import example_model, model
+    >>> arithmetic_for(model("w"), "mean-number", "alis", None)
+    'structured'
+    >>> arithmetic_for(example_model("w"), "mean-number", "alis", None)
+    'exact'
+
+    Running time: that of the plan.
+    """
+    return plan(Request(model, quantity, discipline, exact=exact, form=form)).chosen.arithmetic
+
+
+def gradient_arithmetic(model: Model, discipline: str, exact: bool | None, outputs: int,
+                        dp_limit: int | None = None) -> str:
+    """The arithmetic the planner picks for partial derivatives of the mean number.
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> gradient_arithmetic(example_model("w"), "alis", None, 4)
+    'exact'
+
+    Running time: that of the plan.
+    """
+    return plan(Request(model, "mean-number", discipline, exact=exact, derivatives=True,
+                        outputs=outputs)).chosen.arithmetic

@@ -15,13 +15,40 @@ Examples
 
 from __future__ import annotations
 
+from argparse import Namespace
 from dataclasses import dataclass, field
 from typing import Any, Mapping
+
+from symq.errors import ModelError
 
 from symq.models.model import Model
 from symq.queries.facts import Facts, facts_of
 
-__all__ = ["Request"]
+__all__ = ["Request", "build_request", "ARITHMETICS", "NORMALIZATION", "RESPONSE_TIME",
+           "QUANTITIES"]
+
+#: the arithmetics a route may compute in (module docstring)
+ARITHMETICS = ("structured", "symbolic", "exact", "interval", "ball")
+#: the quantities of the normalization engines
+NORMALIZATION = ("empty-probability", "normalizing-constant", "server-idle-probability",
+                 "mean-number", "mean-response-time")
+#: the quantities of the tagged-job laws
+RESPONSE_TIME = ("response-time", "response-time-survival", "waiting-time",
+                 "waiting-time-survival")
+#: every quantity name, with its one-line meaning
+QUANTITIES = {
+    "empty-probability": "probability that no job is in the system",
+    "normalizing-constant": "G with pi(state) = product-form term / G",
+    "server-idle-probability": "per server, probability that it is idle",
+    "mean-number": "mean number of jobs in the system, per class and total",
+    "mean-response-time": "mean time in system, per class and overall (arrival-weighted)",
+    "response-time": "distribution of the time in system per class: LST, mean, variance, CDF",
+    "response-time-survival": "P(T_c > t) per class (evaluate at --time T)",
+    "waiting-time": "distribution of the time before service starts, per class",
+    "waiting-time-survival": "P(W_c > t) per class (evaluate at --time T)",
+}
+
+
 
 
 @dataclass
@@ -87,3 +114,80 @@ class Request:
         """The limit in force for ``name`` (:mod:`symq.limits`), ``None`` for none."""
         from symq.limits import limit_value
         return limit_value(name, self.limits)
+
+
+def _limits(max_work: int | None, no_limits: bool, limits: Any) -> Any:
+    if limits is not None:
+        return limits
+    return Namespace(max_work=max_work, no_limits=no_limits)
+
+
+def build_request(model: Model | str, quantity: str, discipline: str = "collaborative",
+                  values: Mapping[str, Any] | None = None, digits: int = 30,
+                  exact: bool | None = None, method: str = "auto", form: str = "structured",
+                  time: Any = None, percentile: Any = None, max_work: int | None = None,
+                  no_limits: bool = False, limits: Any = None, what: str | None = None,
+                  wrt: Any = None, of: Any = None) -> Any:
+    """The :class:`~symq.queries.request.Request` of a call of :func:`solve` (same parameters):
+    the model loaded and its values put in, the options checked.
+
+    Returns
+    -------
+    Request
+
+    Raises
+    ------
+    ModelError
+        Unknown names, a model without classes, an unknown form, values for names the model
+        lacks.
+
+    Examples
+    --------
+    >>> build_request("w", "mean-number", "alis").facts.connected
+    True
+
+    Running time: loading the model and substituting the values.
+    """
+    from symq.models.catalog import as_model
+    base = model = as_model(model)
+    if values:
+        model = _with_values(model, values)
+    if model.is_empty:
+        raise ModelError("the model has no class; give it at least one class and server")
+    if form not in ("structured", "expression"):
+        raise ModelError(f"unknown form {form!r}; available: structured, expression")
+    what = what or f"{quantity} of model {model.name or 'given'} ({discipline})"
+    request = Request(model, quantity, discipline, exact=exact, form=form, digits=digits,
+                      method=method, time=time, percentile=percentile,
+                      limits=_limits(max_work, no_limits, limits), what=what,
+                      base=base if values else None, values=values)
+    if wrt is not None:
+        _derivative_request(request, wrt, of)
+    return request
+
+
+def _derivative_request(request: Any, wrt: Any, of: Any) -> None:
+    model = request.model
+    if request.quantity not in NORMALIZATION:
+        raise ModelError(f"no derivatives of {request.quantity}; available: "
+                         f"{', '.join(NORMALIZATION)}")
+    names = None if wrt in ("all", True) else [wrt] if isinstance(wrt, str) else list(wrt)
+    if names is not None and not names:
+        raise ModelError("wrt: name at least one rate (or wrt='all')")
+    labels = None if of is None else [of] if isinstance(of, str) else list(of)
+    per_output = {"server-idle-probability": len(model.servers),
+                  "mean-number": len(model.classes) + 1,
+                  "mean-response-time": len(model.classes) + 1}.get(request.quantity, 1)
+    request.derivatives = True
+    request.wrt, request.labels = names, labels
+    request.outputs = len(labels) if labels else per_output
+    base = request.base or model
+    request.rates = len(names) if names is not None else len(base.symbols) or (
+        len(model.classes) + len(model.servers))
+
+
+def _with_values(model: Model, values: Mapping[str, Any]) -> Model:
+    from symq.models.rates import check_names, value_names
+    values = value_names(values)
+    check_names(values, model.symbols, "the model")
+    return model.substitute(values)

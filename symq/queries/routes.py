@@ -32,31 +32,14 @@ from symq.errors import ModelError
 from symq.models.model import DISCIPLINES, Model
 
 __all__ = ["Route", "ROUTES", "DISCIPLINES", "ARITHMETICS", "NORMALIZATION", "RESPONSE_TIME",
-           "QUANTITIES", "route_named", "table_rows", "ARITHMETIC_METHODS", "select",
-           "arithmetic_for", "gradient_arithmetic"]
+           "QUANTITIES", "route_named", "table_rows", "ARITHMETIC_METHODS", "formulas_text",
+           "KERNEL_SERVERS"]
 
-#: the arithmetics a route may compute in (module docstring)
-ARITHMETICS = ("structured", "symbolic", "exact", "interval", "ball")
+from symq.queries.request import (ARITHMETICS, NORMALIZATION, QUANTITIES,  # noqa: E402
+                                  RESPONSE_TIME)
+
 #: names of ``method=`` that force an arithmetic rather than a row
 ARITHMETIC_METHODS = ("interval", "ball")
-#: the quantities of the normalization engines
-NORMALIZATION = ("empty-probability", "normalizing-constant", "server-idle-probability",
-                 "mean-number", "mean-response-time")
-#: the quantities of the tagged-job laws
-RESPONSE_TIME = ("response-time", "response-time-survival", "waiting-time",
-                 "waiting-time-survival")
-#: every quantity name, with its one-line meaning
-QUANTITIES = {
-    "empty-probability": "probability that no job is in the system",
-    "normalizing-constant": "G with pi(state) = product-form term / G",
-    "server-idle-probability": "per server, probability that it is idle",
-    "mean-number": "mean number of jobs in the system, per class and total",
-    "mean-response-time": "mean time in system, per class and overall (arrival-weighted)",
-    "response-time": "distribution of the time in system per class: LST, mean, variance, CDF",
-    "response-time-survival": "P(T_c > t) per class (evaluate at --time T)",
-    "waiting-time": "distribution of the time before service starts, per class",
-    "waiting-time-survival": "P(W_c > t) per class (evaluate at --time T)",
-}
 
 _RAIS_ROUTING = ("; routing: canonical (arriving jobs go to the server idle longest under ALIS, "
                  "Thm 3.10)")
@@ -275,18 +258,17 @@ def _tagged_work(request: Any, arithmetic: str) -> tuple[str, int | None]:
 
 
 def _components_work(request: Any, arithmetic: str) -> tuple[str, int | None]:
-    """The sum of the work of each component's own cheapest route (planned separately)."""
-    from symq.queries.plan import component_plans
-    plans = component_plans(request, arithmetic)
-    if plans is None:
+    """The sum of the work of each component's own cheapest route: the components' plans,
+    made by the planner before it prices this row (:func:`symq.queries.plan.component_plans`)."""
+    plans = request.extra.get(("component_plans", arithmetic))
+    if not plans:
         return "dp-steps", None
-    name = plans[0].chosen.limit if plans else "dp-steps"
     total = 0
     for p in plans:
         if p.chosen.work is None:
             return p.chosen.limit, None
         total += p.chosen.work
-    return name, total
+    return plans[0].chosen.limit, total
 
 
 def _reverse_mode_work(request: Any, arithmetic: str) -> tuple[str, int | None]:
@@ -374,7 +356,7 @@ ROUTES: tuple[Route, ...] = (
           f"{_NZ}:uninformed", "Cabral's closed forms through P(S, k) (one fully flexible class)",
           "(n + 1)^2; symbolic: 3 n 2^n, means 10 n 2^n", _uninformed_text,
           canonical_routing=False),
-    Route("nested-response-time", ("response-time",), _ALL, ("symbolic", "exact"),
+    Route("nested-response-time", ("response-time",), _ALL, ("symbolic",),
           _nested_response, _nested_response_work, f"{_NZ}:nested_response_time",
           "sum or mixture of exponentials (Thm 4.5, Cor 4.4, Cor 4.8)",
           "classes x depth^2 (nested) or classes x e M! (ALIS/RAIS); symbolic: x 4 degree^3",
@@ -456,77 +438,6 @@ def route_named(name: str) -> Route:
             return route
     raise ModelError(f"unknown method {name!r}; available: auto, "
                      + ", ".join([r.name for r in ROUTES] + list(ARITHMETIC_METHODS)))
-
-
-def select(model: Model, quantity: str, discipline: str, arithmetic: str,
-           method: str = "auto", derivatives: bool = False) -> Route:
-    """The row the planner runs for a request in one arithmetic (:func:`symq.queries.plan.plan`).
-
-    Parameters
-    ----------
-    model : Model
-    quantity, discipline, arithmetic : str
-    method : str
-        ``"auto"`` or a row's name.
-    derivatives : bool
-        A request for partial derivatives.
-
-    Returns
-    -------
-    Route
-
-    Examples
-    --------
-    >>> from symq import example_model
-    >>> select(example_model("n"), "mean-number", "collaborative", "exact").name
-    'nested'
-
-    Running time: that of the plan.
-    """
-    from symq.queries.plan import plan
-    from symq.queries.request import Request
-    exact = {"exact": True, "interval": False, "ball": False}.get(arithmetic)
-    request = Request(model, quantity, discipline, exact=exact, method=method,
-                      form="expression" if arithmetic == "symbolic" else "structured",
-                      derivatives=derivatives)
-    return plan(request, arithmetics=(arithmetic,)).chosen.route
-
-
-def arithmetic_for(model: Model, quantity: str, discipline: str, exact: bool | None,
-                   form: str = "structured") -> str:
-    """The arithmetic the planner picks for a request (:func:`symq.queries.plan.plan`).
-
-    Examples
-    --------
-    >>> from symq import example_model, model
-    >>> arithmetic_for(model("w"), "mean-number", "alis", None)
-    'structured'
-    >>> arithmetic_for(example_model("w"), "mean-number", "alis", None)
-    'exact'
-
-    Running time: that of the plan.
-    """
-    from symq.queries.plan import plan
-    from symq.queries.request import Request
-    return plan(Request(model, quantity, discipline, exact=exact, form=form)).chosen.arithmetic
-
-
-def gradient_arithmetic(model: Model, discipline: str, exact: bool | None, outputs: int,
-                        dp_limit: int | None = None) -> str:
-    """The arithmetic the planner picks for partial derivatives of the mean number.
-
-    Examples
-    --------
-    >>> from symq import example_model
-    >>> gradient_arithmetic(example_model("w"), "alis", None, 4)
-    'exact'
-
-    Running time: that of the plan.
-    """
-    from symq.queries.plan import plan
-    from symq.queries.request import Request
-    return plan(Request(model, "mean-number", discipline, exact=exact, derivatives=True,
-                        outputs=outputs)).chosen.arithmetic
 
 
 def table_rows() -> list[dict[str, str]]:

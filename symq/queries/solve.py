@@ -32,7 +32,7 @@ from symq.arithmetic.numeric import Evaluated, decimal_string
 from symq.errors import ModelError, TooLargeError, UnsupportedError
 from symq.models.model import Model
 
-__all__ = ["solve", "Result", "flatten_result", "map_leaves"]
+__all__ = ["solve", "Result", "flatten_result", "map_leaves", "check_work", "row_label"]
 
 
 @dataclass(eq=False)
@@ -201,7 +201,8 @@ class Result:
         Examples
         --------
         >>> import symq
-        >>> print(symq.solve(symq.example_model("n"), "mean-number", digits=5).caption())
+        >>> print(symq.solve(symq.example_model("n"), "mean-number", digits=5,
+        ...                  method="nested").caption())
         mean-number, collaborative (route nested, exact); rates: class 1 1/4, class 2 1/4; server 1 1, server 2 1
 
         Running time: O(J + M).
@@ -214,21 +215,146 @@ class Result:
             text += f"; rates: {lam}; {mu}"
         return text
 
+    def _formula_latex(self) -> str:
+        """The structured formula as one ``aligned`` block (MathJax and LaTeX alike)."""
+        latex = getattr(self.formula, "latex", None)
+        if latex is None:
+            from symq.display import math
+            return str(math(self.formula))
+        return latex().replace("\\begin{align*}", "\\begin{aligned}")\
+            .replace("\\end{align*}", "\\end{aligned}")
+
+    def table_rows(self) -> list[tuple[str, Any, str]]:
+        """``[(label, exact value or None, decimal digits)]`` as every table of this result
+        shows them: labels ``class 1``, ``server 2``, ``total``; laws of ``theta`` or ``t`` keep
+        their exact expression and no digits."""
+        rows = []
+        for label, leaf in self.leaves():
+            if isinstance(leaf, Evaluated):
+                rows.append((row_label(label), leaf.exact, leaf.value or ""))
+            else:
+                rows.append((row_label(label), leaf, ""))
+        return rows
+
     def _repr_html_(self) -> str:
         from html import escape
-        caption = escape(self.caption())
+        from symq.display import Math, html_table, math
+        caption = self.caption()
         if self.gradient is not None:  # the derivatives and elasticities, one row each
-            return (f"<table><caption>{caption}; derivatives by "
-                    f"{escape(', '.join(self.wrt or []))}</caption></table>"
+            return (f"<table><caption class=\"tex2jax_ignore\">{escape(caption)}; derivatives "
+                    f"by {escape(', '.join(self.wrt or []))}</caption></table>"
                     + self.gradient._repr_html_())
         if self.formula is not None:
-            lines = "\n".join(f"{d.name} = {self.formula.text(d)}"
-                              for d in self.formula.definitions)
-            return f"<table><caption>{caption}</caption></table><pre>{escape(lines)}</pre>"
-        rows = "".join(f"<tr><td>{escape(label or 'value')}</td>"
-                       f"<td>{escape(_leaf_text(leaf))}</td></tr>"
-                       for label, leaf in self.leaves())
-        return f"<table><caption>{caption}</caption>{rows}</table>"
+            return (f"<div class=\"symq-result tex2jax_ignore\">{escape(caption)}</div>"
+                    f"<div class=\"symq-formula\">$$\n{escape(self._formula_latex())}\n$$</div>")
+        header = ("", "exact", "decimal") if self.model.is_numeric else ("", "value")
+        rows = []
+        for label, exact, digits in self.table_rows():
+            cells = [label or "value", None if exact is None else math(exact)]
+            if self.model.is_numeric:
+                cells.append(digits or None)
+            rows.append(cells)
+        del Math
+        return html_table([(header, rows)], title=caption)
+
+    def to_latex(self) -> str:
+        r"""The values as a booktabs table (``\usepackage{booktabs}``) with a caption naming the
+        model, quantity, discipline, route and rates; a structured formula as its ``align*``
+        block.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import symq
+        >>> print(symq.solve(symq.example_model("n"), "mean-number", digits=5).to_latex())
+        ... # doctest: +ELLIPSIS
+        \begin{table}[ht]
+        \centering
+        \caption{...}
+        \begin{tabular}{lll}
+        \toprule
+         & exact & decimal \\
+        \midrule
+        total & $\frac{11}{21}$ & 0.52381 \\
+        class 1 & $\frac{5}{14}$ & 0.35714 \\
+        class 2 & $\frac{1}{6}$ & 0.16667 \\
+        \bottomrule
+        \end{tabular}
+        \end{table}
+
+        Running time: O(size of the values).
+        """
+        from symq.display import math, text_latex
+        caption = text_latex(f"{self.model.name or 'model'}: " + self.caption())
+        if self.formula is not None:
+            return (f"% {caption}\n% Preamble: \\usepackage{{amsmath}}\n"
+                    + self._formula_latex().replace("aligned", "align*"))
+        numeric = self.model.is_numeric
+        lines = ["\\begin{table}[ht]", "\\centering", f"\\caption{{{caption}}}",
+                 "\\begin{tabular}{lll}" if numeric else "\\begin{tabular}{ll}", "\\toprule",
+                 " & exact & decimal \\\\" if numeric else " & value \\\\", "\\midrule"]
+        for label, exact, digits in self.table_rows():
+            cells = [text_latex(label or "value"),
+                     "--" if exact is None else f"${math(exact)}$"]
+            if numeric:
+                cells.append(digits or "--")
+            lines.append(" & ".join(cells) + " \\\\")
+        lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
+        return "\n".join(lines)
+
+    def to_dataframe(self) -> Any:
+        """The values as a pandas DataFrame (columns ``label``, ``exact``, ``decimal``;
+        ``exact`` holds the sympy rationals or expressions, ``None`` where certified).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Raises
+        ------
+        UnsupportedError
+            pandas is not installed (``pip install pandas``); a structured formula has no
+            table (use ``.exact``).
+
+        Running time: O(number of values).
+        """
+        try:
+            import pandas
+        except ImportError:
+            raise UnsupportedError("to_dataframe needs pandas: pip install pandas (or use "
+                                   ".table_rows(), a list of (label, exact, decimal))") from None
+        if self.formula is not None:
+            raise UnsupportedError("a structured formula has no table of values; use .exact "
+                                   "or give every rate a value")
+        return pandas.DataFrame(self.table_rows(), columns=["label", "exact", "decimal"])
+
+
+def row_label(label: str) -> str:
+    """A result's key as a reader's label: ``per_class 1`` reads ``class 1``, ``per_server 2``
+    ``server 2``; a response-time part (``mean 1``) and its serving server (``server 1->2``)
+    read ``mean, class 1`` and ``server 2 serves class 1``.
+
+    Examples
+    --------
+    >>> row_label("per_class 1"), row_label("total"), row_label("server 1->2")
+    ('class 1', 'total', 'server 2 serves class 1')
+
+    Running time: O(len(label)).
+    """
+    kind, _, name = label.partition(" ")
+    if kind == "per_class":
+        return f"class {name}"
+    if kind == "per_server":
+        return f"server {name}"
+    if kind == "server" and "->" in name:
+        job_class, _, server = name.partition("->")
+        return f"server {server} serves class {job_class}"
+    if kind in ("lst", "mean", "variance", "cdf", "survival", "percentile") and name:
+        return f"{kind}, class {name}"
+    return label
 
 
 def _comparable(result: Result) -> Any:
@@ -341,12 +467,6 @@ def _evaluated(value: Any, digits: int) -> Evaluated:
     return Evaluated(value, decimal_string(value, digits))
 
 
-def _limits(max_work: int | None, no_limits: bool, limits: Any) -> Any:
-    if limits is not None:
-        return limits
-    return Namespace(max_work=max_work, no_limits=no_limits)
-
-
 def check_work(plan: Any, what: str) -> None:
     """Refuse the plan's chosen pair when its counted work is past its limit
     (:mod:`symq.limits`); the estimate checked is always that of the pair that runs.
@@ -381,72 +501,6 @@ def check_work(plan: Any, what: str) -> None:
                             f"{LIMITS[chosen.limit].unit} ({where}); pass --max-work N with a "
                             "larger N to go ahead, or --no-limits")
     check(chosen.limit, chosen.work, f"{what} ({where})", limit)
-
-
-def build_request(model: Model | str, quantity: str, discipline: str = "collaborative",
-                  values: Mapping[str, Any] | None = None, digits: int = 30,
-                  exact: bool | None = None, method: str = "auto", form: str = "structured",
-                  time: Any = None, percentile: Any = None, max_work: int | None = None,
-                  no_limits: bool = False, limits: Any = None, what: str | None = None,
-                  wrt: Any = None, of: Any = None) -> Any:
-    """The :class:`~symq.queries.request.Request` of a call of :func:`solve` (same parameters):
-    the model loaded and its values put in, the options checked.
-
-    Returns
-    -------
-    Request
-
-    Raises
-    ------
-    ModelError
-        Unknown names, a model without classes, an unknown form, values for names the model
-        lacks.
-
-    Examples
-    --------
-    >>> build_request("w", "mean-number", "alis").facts.connected
-    True
-
-    Running time: loading the model and substituting the values.
-    """
-    from symq.models.catalog import as_model
-    from symq.queries.request import Request
-    base = model = as_model(model)
-    if values:
-        model = _with_values(model, values)
-    if model.is_empty:
-        raise ModelError("the model has no class; give it at least one class and server")
-    if form not in ("structured", "expression"):
-        raise ModelError(f"unknown form {form!r}; available: structured, expression")
-    what = what or f"{quantity} of model {model.name or 'given'} ({discipline})"
-    request = Request(model, quantity, discipline, exact=exact, form=form, digits=digits,
-                      method=method, time=time, percentile=percentile,
-                      limits=_limits(max_work, no_limits, limits), what=what,
-                      base=base if values else None, values=values)
-    if wrt is not None:
-        _derivative_request(request, wrt, of)
-    return request
-
-
-def _derivative_request(request: Any, wrt: Any, of: Any) -> None:
-    from symq.queries.routes import NORMALIZATION
-    model = request.model
-    if request.quantity not in NORMALIZATION:
-        raise ModelError(f"no derivatives of {request.quantity}; available: "
-                         f"{', '.join(NORMALIZATION)}")
-    names = None if wrt in ("all", True) else [wrt] if isinstance(wrt, str) else list(wrt)
-    if names is not None and not names:
-        raise ModelError("wrt: name at least one rate (or wrt='all')")
-    labels = None if of is None else [of] if isinstance(of, str) else list(of)
-    per_output = {"server-idle-probability": len(model.servers),
-                  "mean-number": len(model.classes) + 1,
-                  "mean-response-time": len(model.classes) + 1}.get(request.quantity, 1)
-    request.derivatives = True
-    request.wrt, request.labels = names, labels
-    request.outputs = len(labels) if labels else per_output
-    base = request.base or model
-    request.rates = len(names) if names is not None else len(base.symbols) or (
-        len(model.classes) + len(model.servers))
 
 
 def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
@@ -534,6 +588,7 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
     """
     import time as _time
     from symq.queries.plan import plan
+    from symq.queries.request import build_request
     started = _time.process_time()
     request = build_request(model, quantity, discipline, values, digits, exact, method, form,
                             time, percentile, max_work, no_limits, limits, what, wrt, of)
@@ -639,10 +694,3 @@ def _in_model_order(items: Any, model: Model) -> Any:
         if isinstance(part, Mapping) and set(part) == set(order):
             out[key] = {name: part[name] for name in order}
     return out
-
-
-def _with_values(model: Model, values: Mapping[str, Any]) -> Model:
-    from symq.models.rates import check_names, value_names
-    values = value_names(values)
-    check_names(values, model.symbols, "the model")
-    return model.substitute(values)
