@@ -8,7 +8,8 @@ precision by what a too-wide interval lacks) and prints, per kernel, the CPU tim
 process that ran it (``time.process_time``: table building, kernels and certification, not the
 imports), its peak resident memory (``ru_maxrss``, which includes the interpreter and numpy,
 about 100 MiB), the bits that certified, and the ratio old / new. The old kernel runs under
-``--limit`` seconds of wall time (default 240); a stopped run prints ``>`` its CPU time so far.
+``--limit`` seconds of wall time (default 240) and 6 GiB of address space (it needs up to 14 GB
+at 24 servers); a stopped run prints ``>`` its CPU time so far.
 The two kernels' digits are compared wherever both finished (they must be equal: both are
 certified), and with the exact rational where the exact DP is cheap (M <= 12).
 
@@ -35,6 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 DIGITS = 50
+OLD_MEMORY = 6 << 30  # bytes of address space for an old-kernel run
 
 # (label, discipline, per_class, servers, target CPU seconds of the new kernel)
 ROWS = [
@@ -75,6 +77,9 @@ def certify(graph, discipline: str, per_class: bool, kernel: str):
 def _child(queue, discipline, per_class, servers, seed, kernel):
     from tests.routes import random_stable_model
     from symq.engines.normalization.subsets import SubsetGraph
+    if kernel == "python":  # the old kernel holds up to 14 GB at 24 servers: stop it at 6 GiB
+        resource.setrlimit(resource.RLIMIT_AS, (OLD_MEMORY, OLD_MEMORY))
+    start = time.process_time()
     try:
         start = time.process_time()
         graph = SubsetGraph(random_stable_model(servers, seed))
@@ -194,7 +199,7 @@ def main(argv=None) -> int:
             notes.append("old " + old[4])
         if new[3] and old[3]:
             notes.append("digits equal" if new[3] == old[3] else "DIGITS DIFFER")
-        stopped = bool(old[4])
+        stopped = bool(old[4]) or not old[3]
         ratio = (">" if stopped else "") + f"{old[0] / new[0]:.1f}x" if new[0] else ""
         old_s = (">" if stopped else "") + f"{old[0]:.2f}"
         print(f"{label:<32} {servers:>3} {new[0]:>8.2f} {new[1]:>6.0f} {old_s:>9} {old[1]:>6.0f} "

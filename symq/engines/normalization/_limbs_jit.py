@@ -126,10 +126,15 @@ def arrival_rate(x, masks, lam):
     return total
 
 @njit(cache=True)
-def layer_dp(size, bits, up, forward, mult, den, table, exps, has_src, src, src_exp,
+def layer_dp(size, bits, up, forward, mult, den, table, exps, has_src, src, src_exp, src_tops,
              k_acc, k_comb, buf, sbuf, xs_layer):
     """One directed run of the layer DP (module docstring); table rows and exps filled.
-    Returns a nonzero code on overflow (the caller widens and reruns)."""
+    Returns a nonzero code on overflow (the caller widens and reruns).
+
+    Per layer: pass A forms each set's exact sum of its neighbours (and, with a source, adds
+    the source term, both brought by directed shifts to one exponent that keeps ``bits + 96``
+    bits below an upper bound of the layer's largest value); pass C shifts the layer to about
+    ``bits`` bits and divides each set by its ``den`` (directed)."""
     K = table.shape[1]
     ks = src.shape[1]
     full = (np.int64(1) << size) - 1
@@ -138,6 +143,14 @@ def layer_dp(size, bits, up, forward, mult, den, table, exps, has_src, src, src_
     tmp = np.zeros(k_comb, dtype=np.int64)
     wide = np.zeros(k_comb + bits // L + 3, dtype=np.int64)
     q = np.zeros(K, dtype=np.int64)
+    mult_bits = np.int64(0)
+    total = np.int64(0)
+    for j in range(size):
+        total += mult[j]
+    while total:
+        total >>= 1
+        mult_bits += 1
+    prev_top = np.int64(1)
     if forward:
         table[0, 0] = 1
         for i in range(1, K):
@@ -153,20 +166,34 @@ def layer_dp(size, bits, up, forward, mult, den, table, exps, has_src, src, src_
         # the masks of the layer, increasing (Gosper's hack)
         x = (np.int64(1) << k) - 1
         count = 0
+        dmin = np.int64(1) << 62
         while x <= full:
             xs_layer[count] = x
             count += 1
+            d = np.int64(den[x])
+            if d < dmin:
+                dmin = d
             if x == 0:
                 break
             c = x & -x
             r = x + c
             x = (((r ^ x) >> 2) // c) | r
-        # pass A: exact layer sums into buf
+        e_t = e_acc
+        if has_src:  # one exponent for sums and sources, from upper bounds of both
+            hi = src_exp + src_tops[size - k]
+            e_t = src_exp
+            if has_prev:
+                hi = max(hi, e_acc + prev_top + mult_bits)
+                e_t = min(e_acc, src_exp)
+            if e_t < hi - (bits + 96):
+                e_t = hi - (bits + 96)
+        # pass A: exact sums (plus the source), the layer's largest bit length
+        top = np.int64(0)
         for i in range(count):
+            x = xs_layer[i]
             for t in range(k_acc):
                 acc[t] = 0
             if has_prev:
-                x = xs_layer[i]
                 for j in range(size):
                     bit = np.int64(1) << j
                     if ((x & bit) != 0) == forward:
@@ -176,49 +203,16 @@ def layer_dp(size, bits, up, forward, mult, den, table, exps, has_src, src, src_
                             p = np.int64(table[y, t]) * mj
                             acc[t] += p & MASK
                             acc[t + 1] += p >> L
-            for t in range(k_acc):
-                buf[i, t] = acc[t]
-        top_acc = np.int64(0)
-        top_src = np.int64(0)
-        dmin = np.int64(1) << 62
-        for i in range(count):
-            x = xs_layer[i]
-            if normalize(buf[i], k_acc):
-                return 6
-            b = bitlen(buf[i], k_acc)
-            if b > top_acc:
-                top_acc = b
+                if normalize(acc, k_acc):
+                    return 6
             if has_src:
-                b = bitlen(src[full ^ x], ks)
-                if b > top_src:
-                    top_src = b
-            d = np.int64(den[x])
-            if d < dmin:
-                dmin = d
-        # the exponent of the combined layer: keep bits + 64 bits below its top
-        if has_src:
-            if has_prev and top_acc > 0:
-                e_t = min(e_acc, src_exp)
-                hi_top = max(e_acc + top_acc, src_exp + top_src)
-            else:
-                e_t = src_exp
-                hi_top = src_exp + top_src
-            if e_t < hi_top - (bits + 64):
-                e_t = hi_top - (bits + 64)
-        else:
-            e_t = e_acc
-        # pass B: combine with the source (directed shifts), largest bit length
-        top = np.int64(0)
-        for i in range(count):
-            x = xs_layer[i]
-            if has_src:
-                over = shift_into(buf[i], k_acc, e_acc - e_t, up, comb, k_comb) \
-                    if has_prev else np.int64(0)
-                if not has_prev:
+                if has_prev:
+                    if shift_into(acc, k_acc, e_acc - e_t, up, comb, k_comb):
+                        return 1
+                else:
                     for t in range(k_comb):
                         comb[t] = 0
-                over |= shift_into(src[full ^ x], ks, src_exp - e_t, up, tmp, k_comb)
-                if over:
+                if shift_into(src[full ^ x], ks, src_exp - e_t, up, tmp, k_comb):
                     return 1
                 for t in range(k_comb):
                     comb[t] += tmp[t]
@@ -228,7 +222,9 @@ def layer_dp(size, bits, up, forward, mult, den, table, exps, has_src, src, src_
                     sbuf[i, t] = comb[t]
                 b = bitlen(comb, k_comb)
             else:
-                b = bitlen(buf[i], k_acc)
+                for t in range(k_acc):
+                    buf[i, t] = acc[t]
+                b = bitlen(acc, k_acc)
             if b > top:
                 top = b
         dbits = np.int64(0)
@@ -237,7 +233,8 @@ def layer_dp(size, bits, up, forward, mult, den, table, exps, has_src, src, src_
             v >>= 1
             dbits += 1
         shift = bits - (top - dbits + 1) if top > 0 else np.int64(0)
-        # pass C: the directed division by L_s(X), after the layer's shift
+        # pass C: the directed division by den(X), after the layer's shift
+        prev_top = np.int64(0)
         for i in range(count):
             x = xs_layer[i]
             d = np.int64(den[x])
@@ -251,10 +248,14 @@ def layer_dp(size, bits, up, forward, mult, den, table, exps, has_src, src, src_
                 return 4
             for t in range(K):
                 table[x, t] = q[t]
+            b = bitlen(q, K)
+            if b > prev_top:
+                prev_top = b
         exps[k] = e_t - shift
         if count == 0:
             return 5
     return 0
+
 
 @njit(cache=True)
 def zeta_kernel(table, size):

@@ -109,11 +109,15 @@ def from_limbs(rows) -> list[int]:
 
 def kernel_memory_bytes(servers: int, classes: int, unions: int, discipline: str, bits: int,
                         per_class: bool, idle: bool = False) -> int:
-    r"""Predicted peak bytes of the compiled kernels for one component: ALIS/RAIS hold at most
-    three $2^M$ limb tables at a time (the weights $W$, the zeta table, then $\hat H$ and the
-    mean numbers' table $Z$) plus one layer buffer; the collaborative kernels hold O(U) rows.
-    Widths: ``bits`` plus the guard and spread bits the kernels add (about ``M + 100`` bits
-    for the zeta tables, measured on the benchmark's graphs).
+    r"""Predicted peak bytes of the compiled kernels for one component, the interpreter and
+    numpy not included (about 150 MB more in a process).
+
+    ALIS/RAIS (one run at a time): the table $L_s$ (4 bytes a set), the weights $W$ ($K$
+    limbs a set), then either the zeta table of $W$ (about $p+M+40$ bits a set) or, for idle
+    probabilities and mean numbers, $\hat H$ (as wide) and the mean numbers' table $Z$ ($K$
+    limbs) with the buffers of the widest layer. Collaborative: the $U	imes J$ table of
+    steps, the bitmap of $2^M$ bits and four rows of $K$ limbs a union with the forward
+    pass's accumulators.
 
     Parameters
     ----------
@@ -135,21 +139,23 @@ def kernel_memory_bytes(servers: int, classes: int, unions: int, discipline: str
     >>> kernel_memory_bytes(24, 24, 63703, "alis", 214, True) < 4 * 2**30
     True
 
-    Running time: O(1).
+    Running time: O(M).
     """
     from math import comb
-    k = limbs_for(bits + 1)
-    rows_u = unions * (4 * k + 16) * 8 + unions * (classes + 2) * 8 * 3
+    k = limbs_for(bits + 16)
+    union_part = unions * (classes * 4 + 24 + 4 * k * 4 + 2 * (k + 2) * 8) + (1 << servers) // 8
     if discipline == "collaborative":
-        return rows_u * (3 if per_class else 2) + (64 << 20)
+        return union_part
+    k = limbs_for(bits + 2)
     sets = 1 << servers
-    wide = limbs_for(bits + servers + 100)
-    layer = comb(servers, servers // 2) * (limbs_for(bits + 70) + 2) * 8
-    tables = sets * 4 * (k + wide)  # W and the zeta table of W (Omega)
+    wide = limbs_for(bits + servers + 40)
+    widest = comb(servers, servers // 2)
+    layer = widest * ((k + 2) * 8 + 8)
+    base = sets * 4 + sets * 4 * k + union_part
     if per_class or idle:
-        tables = max(tables, sets * 4 * (k + limbs_for(bits + servers + 40) + (k if per_class
-                                                                                 else 0)))
-    return tables + layer + 2 * rows_u + (64 << 20)
+        layer += widest * (limbs_for(bits + 70) + 1) * 4
+        return base + max(sets * 4 * wide, sets * 4 * (wide + k) + layer)
+    return base + sets * 4 * wide + layer
 
 
 _KERNELS: dict[str, Any] = {}
@@ -177,20 +183,23 @@ def _layer_run(size, bits, up, forward, mult, masks, lam, source=None):
     extra = 0
     while True:
         k_acc = k + 2 + extra
-        k_comb = limbs_for(bits + 70) + 1 + extra
+        k_comb = limbs_for(bits + 100) + 1 + extra
         table = np.zeros((1 << size, k), dtype=np.uint32)
         exps = np.zeros(size + 1, dtype=np.int64)
-        buf = np.zeros((widest, k_acc), dtype=np.int64)
         xs_layer = np.zeros(widest, dtype=np.int64)
         if source is not None:
             src, src_exp = source
+            src_tops = kern["layer_bits"](src, size + 1)
+            buf = np.zeros((1, 1), dtype=np.int64)
             sbuf = np.zeros((widest, k_comb), dtype=np.uint32)
         else:
             src, src_exp = np.zeros((1, 1), dtype=np.uint32), 0
+            src_tops = np.zeros(size + 1, dtype=np.int64)
+            buf = np.zeros((widest, k_acc), dtype=np.int64)
             sbuf = np.zeros((1, 1), dtype=np.uint32)
         code = kern["layer_dp"](size, bits, up, forward, mult, den, table, exps,
-                                source is not None, src, src_exp, k_acc, k_comb, buf, sbuf,
-                                xs_layer)
+                                source is not None, src, src_exp, src_tops, k_acc, k_comb,
+                                buf, sbuf, xs_layer)
         del buf, sbuf
         if code == 0:
             return table, exps
