@@ -29,7 +29,7 @@ from typing import Any, Iterable, Mapping
 from symq.errors import ArgumentTypeError, ModelError
 
 __all__ = ["check_count", "check_real", "check_choice", "check_text", "check_values",
-           "check_optional_count"]
+           "check_optional_count", "check_model"]
 
 
 def _is_bool(value: Any) -> bool:
@@ -213,3 +213,22 @@ def check_values(values: Any, what: str = "values") -> Mapping[Any, Any] | None:
             raise ArgumentTypeError(f"{what} are keyed by symbol name (a string such as "
                                     f"'lambda_1'), not {type(key).__name__}")
     return values
+
+
+def check_model(value: Any, what: str) -> Any:
+    """A :class:`symq.models.model.Model` (the studies take the model itself, not a name).
+
+    Examples
+    --------
+    >>> check_model(None, "decompose(model)")
+    Traceback (most recent call last):
+        ...
+    symq.errors.ArgumentTypeError: decompose(model) must be a symq.Model (symq.model(name) reads a built-in name or a file), not NoneType
+
+    Running time: O(1).
+    """
+    from symq.models.model import Model
+    if not isinstance(value, Model):
+        raise ArgumentTypeError(f"{what} must be a symq.Model (symq.model(name) reads a built-in "
+                                f"name or a file), not {type(value).__name__}")
+    return value

@@ -156,6 +156,9 @@ def model(name: str | Path) -> Model:
 
     Running time: O(J M) for J classes and M servers (plus reading the file).
     """
+    if not isinstance(name, (str, Path)):
+        raise ArgumentTypeError(f"symq.model(name): name must be a str (a built-in name such as "
+                                f"'w' or a .toml path) or a pathlib.Path, not {type(name).__name__}")
     if isinstance(name, Path) or str(name).endswith(".toml"):
         return load(name)
     text = str(name).strip()
@@ -288,7 +291,7 @@ def as_model(value: Model | str | Path, what: str = "model") -> Model:
         return value
     if isinstance(value, (str, Path)):
         return model(value)
-    raise TypeError(f"{what} must be a symq.Model, a built-in model name such as 'w' or the path "
+    raise ArgumentTypeError(f"{what} must be a symq.Model, a built-in model name such as 'w' or the path "
                     f"of a TOML model file, not {type(value).__name__}")
 
 

@@ -29,6 +29,7 @@ nx = lazy_module("networkx")  # imported on first use (start-up time)
 import sympy
 
 from symq.errors import ModelError, UnstableModelError
+from symq.models.arguments import check_model
 from symq.arithmetic.exact import to_fraction
 from symq.models.model import Model
 from symq.display import Displayed, Math, set_display, text_latex
@@ -109,6 +110,7 @@ def stability_report(model: Model) -> StabilityReport:
 
     Running time: J max-flows on J + M + 2 nodes.
     """
+    check_model(model, "stability_report(model)")
     lam = {i: _fraction(r, f"arrival rate of class {i!r}") for i, r in model.arrival_rates.items()}
     mu = {j: _fraction(r, f"service rate of server {j!r}") for j, r in model.service_rates.items()}
     scale = math.lcm(*(x.denominator for x in [*lam.values(), *mu.values()]))
@@ -283,6 +285,7 @@ def is_stable(model: Model) -> bool:
 
     Running time: one max-flow on J + M + 2 nodes, plus a residual search.
     """
+    check_model(model, "is_stable(model)")
     return model.is_empty or _violating_classes(model) is None
 
 
@@ -310,6 +313,7 @@ def check_stability(model: Model) -> None:
 
     Running time: that of :func:`is_stable`; for symbolic rates that of :func:`never_stable`.
     """
+    check_model(model, "check_stability(model)")
     if model.is_empty:
         return
     if not model.is_numeric:
@@ -481,6 +485,7 @@ def stability_conditions(model: Model, max_classes: int = 12) -> StabilityCondit
 
     Running time: O(2^J (J + M)) for J classes.
     """
+    check_model(model, "stability_conditions(model)")
     if len(model.classes) > max_classes:
         raise ModelError(f"listing symbolic stability conditions enumerates 2^{len(model.classes)} "
                          f"class sets; this is limited to {max_classes} classes. Set numeric rates "

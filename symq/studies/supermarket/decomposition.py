@@ -88,6 +88,8 @@ def decompose(model: Model, weights: Mapping[str, Any] | None = None, *,
     Running time: at most $2K-1$ exact max-flows for $K$ clusters (numeric rates); for symbolic
     rates one numeric decomposition and $2^{|C_k|}$ linear conditions per cluster.
     """
+    from symq.models.arguments import check_model
+    check_model(model, "decompose(model)")
     if not isinstance(model, Model):
         raise TypeError(f"decompose needs a symq Model, not {type(model).__name__}")
     weights = parse_weights(model, weights)

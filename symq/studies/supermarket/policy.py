@@ -171,6 +171,8 @@ def drift_rates(model: Model, policy: Mapping[str, Mapping[str, Any]]) -> dict[s
     ModelError
         An invalid policy (see :func:`check_policy`).
     """
+    from symq.models.arguments import check_model
+    check_model(model, "drift_rates(model)")
     routing = check_policy(model, policy)
     drift = {j: -model.service_rates[j] for j in model.servers}
     for i, row in routing.items():

@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 import sympy
 
 from symq.errors import ModelError, TooLargeError
-from symq.models.arguments import check_count, check_real
+from symq.models.arguments import check_count, check_model, check_real
 from symq.arithmetic.exact import to_fraction
 from symq.display import Displayed, Math
 from symq.display import math as math_cell
@@ -175,6 +175,7 @@ def simulate_jlw(model: Model, weights: Mapping[str, Any] | None = None, *, hori
     """
     import numpy
 
+    check_model(model, "simulate_jlw(model)")
     if not model.is_numeric:
         missing = ", ".join(sorted(s.name for s in model.symbols))
         raise ModelError(f"simulation needs numeric rates; set {missing} with --set NAME=VALUE")
