@@ -115,6 +115,21 @@ def requests():
     return out
 
 
+def large_numeric_requests():
+    """Numeric requests on random graphs of 10 to 16 servers: where exact rationals and
+    certified digits part ways."""
+    out = []
+    for m in (10, 12, 14, 16):
+        model = random_graph(m, seed=m)
+        vals = values_for(model)
+        for d in DISCIPLINES:
+            if d != "collaborative" and m > 12:
+                continue
+            for q in ("empty-probability", "mean-number"):
+                out.append((f"random{m}", model, q, d, vals, None, "structured"))
+    return out
+
+
 def calibration_requests():
     """The calibration subset: every model and discipline, the empty probability and the mean
     numbers with symbolic and with numeric rates (their plans hold every arithmetic), and the

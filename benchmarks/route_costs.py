@@ -22,7 +22,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from route_corpus import calibration_requests, timed  # noqa: E402
+from route_corpus import calibration_requests, large_numeric_requests, timed  # noqa: E402
 
 from symq.queries.costs import COSTS_FILE, _scale  # noqa: E402
 from symq.queries.plan import plan  # noqa: E402
@@ -37,11 +37,13 @@ def _clear_caches() -> None:
             cache.clear()
 
 
-def measure(cap: float):
+def measure(cap: float, large_only: bool = False):
     """``[(pair, work x scale, seconds or None)]`` over the corpus."""
     rows = []
     seen = set()
-    for label, model, q, d, vals, exact, form in calibration_requests():
+    corpus = large_numeric_requests() if large_only else \
+        calibration_requests() + large_numeric_requests()
+    for label, model, q, d, vals, exact, form in corpus:
         request = build_request(model, q, d, values=vals, exact=exact, form=form)
         try:
             p = plan(request)
@@ -86,15 +88,23 @@ def read_log(path: str):
 
 
 def fit(rows, cap: float):
-    """Per pair: ``start`` the smallest time seen (at most 20 ms) and ``per_step`` the median of
-    (seconds - start) / work; runs past the cap count as taking the cap."""
+    """Per pair: ``start`` the smallest time seen (2 to 20 ms) and ``per_step`` the median of
+    (seconds - start) / work over the runs of at least 20 ms (all runs when none is); runs past
+    the cap count as taking the cap."""
     by_pair: dict[str, list] = {}
     for pair, work, secs in rows:
         by_pair.setdefault(pair, []).append((work, cap if secs is None else secs))
     out = {}
     for pair, data in sorted(by_pair.items()):
-        start = max(0.002, min(0.02, min(s for _, s in data)))
-        ratios = [max(s - start, 1e-6) / max(w, 1.0) for w, s in data]
+        works = sorted(w for w, _ in data)
+        small = [s for w, s in data if w <= works[len(works) // 4]]
+        start = max(0.002, min(0.2, statistics.median(small)))
+        timed_runs = [(w, s) for w, s in data if s >= 0.02]   # above the clock's resolution
+        if timed_runs:  # the per-step cost from the larger half of the timed runs
+            cut = statistics.median(w for w, _ in timed_runs)
+            ratios = [max(s - start, 1e-6) / max(w, 1.0) for w, s in timed_runs if w >= cut]
+        else:
+            ratios = [max(s - start, 1e-6) / max(w, 1.0) for w, s in data]
         out[pair] = {"start": round(start, 6), "per_step": float(f"{statistics.median(ratios):.4g}"),
                      "runs": len(data)}
     return out
@@ -106,8 +116,10 @@ def main(argv=None) -> int:
     parser.add_argument("--dry-run", action="store_true", help="print, do not write")
     parser.add_argument("--from-log", metavar="FILE",
                         help="fit the constants from the printed lines of an earlier run")
+    parser.add_argument("--large-only", action="store_true",
+                        help="only the large numeric requests (to add to a log)")
     args = parser.parse_args(argv)
-    rows = read_log(args.from_log) if args.from_log else measure(args.cap)
+    rows = read_log(args.from_log) if args.from_log else measure(args.cap, args.large_only)
     constants = fit(rows, args.cap)
     print("\nfitted constants (row/arithmetic: start s, per step s, runs):")
     for pair, c in constants.items():

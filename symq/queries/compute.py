@@ -31,6 +31,30 @@ __all__ = ["uninformed", "nested_response_time", "tagged_job", "formulas", "comp
 
 _MEANS = ("mean-number", "mean-response-time")
 
+_ROW_SECTIONS = """
+
+Parameters
+----------
+request : symq.queries.request.Request
+    The request (model, quantity, discipline, digits, ...).
+arithmetic : str
+    The arithmetic the planner chose for this row.
+
+Returns
+-------
+object
+    The result in the quantity's shape (module docstring).
+"""
+
+
+def _row(function):
+    """Give a compute function the Parameters and Returns every row's function shares."""
+    import inspect
+    doc = inspect.cleandoc(function.__doc__ or "")
+    summary, sep, rest = doc.partition("\n\nExamples")
+    function.__doc__ = summary + _ROW_SECTIONS + "\nExamples" + rest if sep else doc + _ROW_SECTIONS
+    return function
+
 
 def _wants(request: Request) -> tuple[bool, bool]:
     """(per_class, idle): which tables the quantity needs."""
@@ -38,6 +62,7 @@ def _wants(request: Request) -> tuple[bool, bool]:
 
 
 # ------------------------------------------------------------------ closed forms and laws
+@_row
 def uninformed(request: Request, arithmetic: str) -> Any:
     """Cabral's closed forms (:mod:`symq.studies.uninformed.handlers`).
 
@@ -54,6 +79,7 @@ def uninformed(request: Request, arithmetic: str) -> Any:
     return QUANTITY_HANDLERS[request.quantity][0](request.model)
 
 
+@_row
 def nested_response_time(request: Request, arithmetic: str) -> Any:
     """The laws of :func:`symq.engines.aggregated.response_time_quantity`.
 
@@ -69,6 +95,7 @@ def nested_response_time(request: Request, arithmetic: str) -> Any:
     return response_time_quantity(request.model, request.discipline)
 
 
+@_row
 def tagged_job(request: Request, arithmetic: str) -> Any:
     """The tagged-job laws: exact formulas (:func:`symq.queries.response_time.derive_quantity`),
     the structured transform in ``structured``
@@ -95,6 +122,7 @@ def tagged_job(request: Request, arithmetic: str) -> Any:
     return derive_quantity(request.model, request.quantity, request.discipline)
 
 
+@_row
 def formulas(request: Request, arithmetic: str) -> Any:
     """The structured formula (:func:`symq.engines.formulas.structured`); in ``symbolic``
     arithmetic its values multiplied out and cancelled, as sympy expressions.
@@ -137,6 +165,21 @@ def row_values(name: str, model: Any, discipline: str, per_class: bool, idle: bo
     ``name`` (one of :data:`symq.queries.plan.VALUE_ROWS` or ``server-removal``), in ``field``
     (``None``: exact or symbolic sympy values; a ball field: balls where the algorithm takes
     one).
+
+    Parameters
+    ----------
+    name : str
+        The row.
+    model : Model
+    discipline : str
+    per_class, idle : bool
+        Also the mean numbers / the idle probabilities.
+    field : optional
+        The ball field, or ``None``.
+
+    Returns
+    -------
+    (dict, field or None)
 
     Examples
     --------
@@ -198,10 +241,17 @@ def _table_row(name: str):
         out, arith = row_values(name, request.model, request.discipline, per_class, idle)
         return _shape(request, out, arith)
     compute.__name__ = name.replace("-", "_")
+    compute.__qualname__ = compute.__name__
+    model = {"redundancy": "redundancy:4:2", "nested": "n", "ring": "ring:3"}.get(name, "w")
     compute.__doc__ = (f"The ``{name}`` row: its engine's table of values in the quantity's "
                        "shape (exact or symbolic), or certified digits by "
-                       ":func:`certified_loop`.")
-    return compute
+                       ":func:`certified_loop`.\n\nExamples\n--------\n"
+                       ">>> from symq import example_model\n"
+                       f">>> r = Request(example_model(\"{model}\"), \"empty-probability\")\n"
+                       f">>> {compute.__name__}(r, \"exact\") == subset_dp(r, \"exact\")\n"
+                       "True\n\n"
+                       "Running time: that of the row's engine (``symq routes``).")
+    return _row(compute)
 
 
 redundancy = _table_row("redundancy")
@@ -212,6 +262,7 @@ subset_dp = _table_row("subset-dp")
 
 
 # ------------------------------------------------------------------ components
+@_row
 def components(request: Request, arithmetic: str) -> Any:
     """The product over the connected components: each component by the row its own plan chose
     (:func:`symq.queries.plan.component_plans`); $G$ and $\\pi(\\emptyset)$ multiply, idle
@@ -399,6 +450,7 @@ def certified_loop(request: Request, arithmetic: str, intervals_at) -> Any:
 
 
 # ------------------------------------------------------------------ derivatives
+@_row
 def derivative_formulas(request: Request, arithmetic: str) -> Any:
     """The partial derivatives by the rates ``request.wrt`` (default: every rate symbol) as a
     structured formula: the quantity's structured formula differentiated through its named
@@ -421,6 +473,7 @@ def derivative_formulas(request: Request, arithmetic: str) -> Any:
     return derivative(structured(request.model, request.quantity, request.discipline), names)
 
 
+@_row
 def reverse_mode(request: Request, arithmetic: str) -> Any:
     """Values, partial derivatives and elasticities at one point
     (:func:`symq.engines.sensitivity.gradient`: the subset DP recorded, one backward sweep per

@@ -438,6 +438,19 @@ def arithmetic_for(model: Model, quantity: str, discipline: str, exact: bool | N
                    form: str = "structured") -> str:
     """The arithmetic the planner picks for a request (:func:`symq.queries.plan.plan`).
 
+    Parameters
+    ----------
+    model : Model
+    quantity, discipline : str
+    exact : bool or None
+        As :func:`symq.solve`.
+    form : str
+        ``structured`` or ``expression``.
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> from symq import example_model, model
@@ -454,6 +467,20 @@ def arithmetic_for(model: Model, quantity: str, discipline: str, exact: bool | N
 def gradient_arithmetic(model: Model, discipline: str, exact: bool | None, outputs: int,
                         dp_limit: int | None = None) -> str:
     """The arithmetic the planner picks for partial derivatives of the mean number.
+
+    Parameters
+    ----------
+    model : Model
+    discipline : str
+    exact : bool or None
+    outputs : int
+        The outputs swept.
+    dp_limit : int, optional
+        Unused (the request's limits apply); kept for old callers.
+
+    Returns
+    -------
+    str
 
     Examples
     --------

@@ -128,8 +128,15 @@ def build_request(model: Model | str, quantity: str, discipline: str = "collabor
                   time: Any = None, percentile: Any = None, max_work: int | None = None,
                   no_limits: bool = False, limits: Any = None, what: str | None = None,
                   wrt: Any = None, of: Any = None) -> Any:
-    """The :class:`~symq.queries.request.Request` of a call of :func:`solve` (same parameters):
-    the model loaded and its values put in, the options checked.
+    """The :class:`~symq.queries.request.Request` of a call of :func:`symq.solve`: the model
+    loaded and its values put in, the options checked.
+
+    Parameters
+    ----------
+    model, quantity, discipline, values, digits, exact, method, form, time, percentile
+        As :func:`symq.solve`.
+    max_work, no_limits, limits, what, wrt, of
+        As :func:`symq.solve`.
 
     Returns
     -------

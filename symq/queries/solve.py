@@ -337,6 +337,15 @@ def row_label(label: str) -> str:
     ``server 2``; a response-time part (``mean 1``) and its serving server (``server 1->2``)
     read ``mean, class 1`` and ``server 2 serves class 1``.
 
+    Parameters
+    ----------
+    label : str
+        A label of :func:`flatten_result`.
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> row_label("per_class 1"), row_label("total"), row_label("server 1->2")

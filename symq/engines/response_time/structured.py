@@ -954,12 +954,15 @@ def _grouped_sum(d, tex: dict) -> list[str]:
     width = _width
     groups: dict[Any, list[str]] = {}
     for t in d.terms:
-        groups.setdefault(sympy.sympify(t.coef), []).append(" ".join(tex[n] for n in t.names))
+        groups.setdefault(sympy.sympify(t.coef), []).append(
+            " ".join(tex[n] for n in t.names) or "1")   # a constant term is its coefficient
     parts = []
     for coef, members in groups.items():
         inner = " + ".join(members)
         if coef == 1:
             parts.append(inner)
+        elif members == ["1"]:
+            parts.append(sympy.latex(coef))
         else:
             c = sympy.latex(coef)
             parts.append(c + (rf"\bigl({inner}\bigr)" if len(members) > 1 else " " + inner))
