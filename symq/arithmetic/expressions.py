@@ -661,7 +661,8 @@ def _written(expr: sympy.Expr) -> tuple[str, int]:
 
 
 def rate_text(expr: sympy.Expr, what: str = "rate") -> str:
-    r"""``expr`` as text that :func:`parse_expression` reads back to ``expr`` itself: what
+    r"""``expr`` as text that :func:`parse_expression` reads back to ``expr`` (the same value,
+    checked; sympy may group the factors of roots differently): what
     :meth:`symq.models.model.Model.to_toml` writes. sympy's ``str`` when that reads back the
     same (``lambda_1/2``), else the grammar's own spelling: a root $x^{p/2^k}$ as nested
     ``sqrt`` (sympy prints ``2**(1/4)``, which the grammar does not read; here
@@ -711,7 +712,9 @@ def rate_text(expr: sympy.Expr, what: str = "rate") -> str:
     reason = "it does not read back as the same value"
     for text in candidates:
         try:
-            if parse_expression(text, what) == expr:
+            back = parse_expression(text, what)
+            # sympy may regroup the product of two roots (3**(3/4)*sqrt(2)): equal values pass
+            if back == expr or sympy.simplify(back - expr) == 0:
                 return text
         except ModelError as error:
             reason = str(error).removeprefix(f"{what}: ")

@@ -152,7 +152,7 @@ def test_rate_text_round_trips(expr):
     if expr.has(sympy.zoo, sympy.nan, sympy.oo) or not expr.is_finite:
         return
     text = rate_text(expr)
-    assert parse_expression(text, "rate") == expr
+    assert sympy.simplify(parse_expression(text, "rate") - expr) == 0
 
 
 @given(st.recursive(_ATOMS, _extend, max_leaves=6))
@@ -162,7 +162,11 @@ def test_to_toml_round_trips_positive_rates(expr):
         return
     m = symq.Model(compatibility={"1": ["1"]}, arrival_rates={"1": rate},
                    service_rates={"1": rate + 1})
-    assert symq.loads(m.to_toml()) == m
+    back = symq.loads(m.to_toml())
+    assert back.compatibility == m.compatibility
+    for mine, theirs in ((back.arrival_rates, m.arrival_rates),
+                         (back.service_rates, m.service_rates)):
+        assert sympy.simplify(mine["1"] - theirs["1"]) == 0
 
 
 def test_byte_order_mark_is_accepted(tmp_path):
