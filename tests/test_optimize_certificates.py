@@ -194,3 +194,17 @@ def test_property_certified_minimum_beats_every_grid_point(case):
             continue
         v, _ = objective_gradient(symbolic, p, "mean-number", discipline)
         assert low <= v
+
+
+def test_as_json_says_exact_only_for_an_exact_value():
+    """value_exact: the exact rational where the point is fixed by the budget (N: 2/3 at the
+    limit mu_2 -> 0, the M/M/1 queue of rate 2 and load 1/2), else None (W: certified digits)."""
+    n = symq.optimize("n", "mean-response-time", "mu_1 + mu_2 = 2",
+                      values={"lambda_1": "1/4", "lambda_2": "1/4"}, digits=8, max_boxes=0)
+    assert n.as_json()["value_exact"] == "2/3" and n.value == Fraction(2, 3)
+    w = symq.optimize("w", "mean-response-time", "mu_1 + mu_2 = 9/5",
+                      values={"lambda_1": "3/20", "lambda_2": "1/10", "lambda_3": "1/4"},
+                      digits=8, max_boxes=0)
+    data = w.as_json()
+    assert data["value_exact"] is None and data["value"] == w.value_text
+    assert data["scope"] == "local" and data["method"] == w.method and data["route"] == w.route

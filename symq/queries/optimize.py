@@ -134,6 +134,38 @@ class Optimum:
     baseline_text: str | None = None
     gain_text: str | None = None
 
+    #: how the optimum was found and certified
+    method: str = ("active-set Newton steps on the face, Krawczyk certificate, branch and bound "
+                   "for the global minimum (up to three budget rates)")
+
+    def as_json(self) -> dict[str, Any]:
+        """The fields of ``symq optimize --json`` (digits as text, exact centres as ``p/q``).
+
+        Examples
+        --------
+        >>> import symq
+        >>> opt = symq.optimize("n", "mean-response-time", "mu_1 + mu_2 = 2", values={
+        ...     "lambda_1": "1/4", "lambda_2": "1/4"}, digits=8)
+        >>> d = opt.as_json()
+        >>> d["allocation"], d["at_lower_limit"], d["scope"], d["value_exact"]
+        ({'mu_1': '2.0000000', 'mu_2': '0'}, ['mu_2'], 'global', '2/3')
+        """
+        return {"quantity": self.quantity, "discipline": self.discipline,
+                "budget": list(self.budget), "total": str(self.total),
+                "objective": self.objective, "allocation": dict(self.allocation),
+                "x": {n: str(v) for n, v in self.x.items()}, "value": self.value_text,
+                # exact only where the point is fixed by the budget and the DP ran exactly
+                "value_exact": str(self.value) if self.arithmetic == "exact" and
+                len(self.budget) - len(self.active) < 2 and self.kkt else None,
+                "multiplier": self.multiplier_text, "active": list(self.active),
+                "at_lower_limit": list(self.limit), "attained": not self.limit,
+                "kkt": self.kkt, "certified": self.certified, "scope": self.scope,
+                "boxes": self.boxes, "certificate": self.reason, "route": self.route,
+                "method": self.method, "arithmetic": self.arithmetic, "steps": self.steps,
+                "limit_note": self.limit_note, "baseline": self.baseline,
+                "baseline_value": self.baseline_text, "gain": self.gain_text,
+                "enclosure": {n: [str(a), str(b)] for n, (a, b) in self.enclosure.items()}}
+
     def _repr_html_(self) -> str:
         """Jupyter: one row per budget rate, then the minimum and the certificate."""
         from symq.display import html_table
