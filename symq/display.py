@@ -454,7 +454,8 @@ def escape(text: str) -> str:
 _MARKDOWN_PUNCTUATION = frozenset("!#()*[\\]^_`{|}~$")
 _HTML_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 #: characters a name may hold that break Markdown around inline math, and their LaTeX
-_MARKDOWN_MATH = {"<": r"\lt ", ">": r"\gt ", "|": r"\vert ", "&": r"\&"}
+_MARKDOWN_MATH = {"<": r"\lt ", ">": r"\gt ", "|": r"\vert ", "&": r"\&", "[": "&#91;",
+                  "]": "&#93;"}
 _MATH_DOLLAR = re.compile(r"(?<!\\)\$")
 
 
@@ -498,7 +499,8 @@ def markdown_latex(text: str) -> str:
     r"""A line of symq's own LaTeX-in-Markdown (words with ``$...$`` math, whose names came
     through :func:`name_latex`) made safe for Markdown renderers that know no math: inside the
     math ``<``, ``>``, ``|`` become ``\lt``, ``\gt``, ``\vert`` (the same symbols for MathJax
-    and KaTeX, but no HTML tag nor table cell); outside it ``<``, ``>``, ``&`` become HTML
+    and KaTeX, but no HTML tag nor table cell) and ``[``, ``]`` HTML entities (no link such as
+    ``[x](javascript:...)`` made from a name); outside it ``<``, ``>``, ``&`` become HTML
     entities and ``|`` is escaped.
 
     Parameters

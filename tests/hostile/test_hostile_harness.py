@@ -195,3 +195,46 @@ def test_zz_counts():
     for (entry, verdict), count in rows:
         print(f"  {entry:40} {verdict:10} {count}")
     assert rows
+
+
+#: every printer that shows class or server names, with the valid rates of a hostile model
+_HOSTILE_RATES = []
+PRINTERS = {
+    "show text": ["show", "{M}"], "show latex": ["show", "{M}", "--format", "latex"],
+    "derive latex": ["derive", "{M}", "empty-probability", "--format", "latex"],
+    "evaluate text": ["evaluate", "{M}", "mean-number", "--digits", "8"],
+    "evaluate latex": ["evaluate", "{M}", "mean-number", "--digits", "8", "--format", "latex"],
+    "gradient text": ["evaluate", "{M}", "mean-number", "--gradient", "--digits", "8"],
+    "gradient latex": ["evaluate", "{M}", "mean-number", "--gradient", "--digits", "8",
+                       "--format", "latex"],
+    "verify text": ["verify", "{M}", "--max-jobs", "2", "--quiet"],
+    "report markdown": ["report", "{M}", "--output", "{TMP}/r.md", "--quiet"],
+}
+_NAMES = ["\x1b[2J", "\\x1b[2J", "<script>alert(1)</script>", "<img src=x onerror=alert(1)>",
+          "\\input{/etc/passwd}", "a|b [l](javascript:x)"]
+
+
+@pytest.mark.parametrize("printer", sorted(PRINTERS))
+def test_every_printer_escapes_hostile_names(printer, tmp_path):
+    """No live HTML, no \\input, no raw control character, and distinct names print
+    distinctly (ESC and the text backslash-x-1-b were printed alike)."""
+    outputs = {}
+    for name in _NAMES:
+        folder = tmp_path / str(_NAMES.index(name))
+        folder.mkdir()
+        argv = [a.replace("{M}", H.hostile_model(folder, name)).replace("{TMP}", str(folder))
+                for a in PRINTERS[printer]]
+        outcome = H.run_cli(argv)
+        verdict = H.classify(outcome, 30)
+        H.COUNTS[(f"printer {printer}", verdict if not verdict.startswith("FAIL") else "FAIL")] += 1
+        assert verdict == "ok", f"{name!r}: {verdict}"
+        text = (folder / "r.md").read_text(encoding="utf-8") if "{TMP}" in str(
+            PRINTERS[printer]) else outcome.out
+        assert "\x1b" not in text
+        if "text" not in printer:  # LaTeX and Markdown: the name is never a command
+            assert "\\input{" not in text
+        if "markdown" in printer:
+            assert "<script" not in text and "<img" not in text and "](javascript" not in text
+        outputs[name] = text.replace(str(folder), "")
+    if "2J" in outputs["\x1b[2J"]:  # the names are shown: distinctly
+        assert outputs["\x1b[2J"] != outputs["\\x1b[2J"]
