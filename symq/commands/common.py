@@ -187,8 +187,14 @@ def run_handler(handler: Callable[[argparse.Namespace], Any], args: argparse.Nam
     Returns
     -------
     int
-        The handler's exit status; 2 for a :class:`~symq.errors.SymqError` or a recursion too
-        deep, 130 on Ctrl-C, 0 when stdout was closed early (``symq ... | head``).
+        The handler's exit status; 2 for a :class:`~symq.errors.SymqError`, a recursion too
+        deep or an integer past :data:`MAX_PRINTED_DIGITS` digits, 130 on Ctrl-C, 0 when stdout
+        was closed early (``symq ... | head``).
+
+    Raises
+    ------
+    Exception
+        Any other exception of the handler (a bug: its traceback is shown).
 
     Examples
     --------

@@ -82,6 +82,26 @@ def check_count(value: Any, what: str, low: int = 1, high: int | None = None) ->
 def check_optional_count(value: Any, what: str, low: int = 1, high: int | None = None) -> int | None:
     """``None`` or :func:`check_count`.
 
+    Parameters
+    ----------
+    value : Any
+        The argument.
+    what : str
+        Its name in the message.
+    low, high : int
+        The bounds.
+
+    Returns
+    -------
+    int or None
+
+    Raises
+    ------
+    ArgumentTypeError
+        Not a whole number.
+    ModelError
+        Out of range.
+
     Examples
     --------
     >>> check_optional_count(None, "max_work") is None
@@ -148,6 +168,26 @@ def check_real(value: Any, what: str, positive: bool = False) -> Any:
 def check_choice(value: Any, what: str, choices: Iterable[str]) -> str:
     """One of ``choices`` (a string).
 
+    Parameters
+    ----------
+    value : Any
+        The argument.
+    what : str
+        Its name in the message.
+    choices : iterable of str
+        The values allowed.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ArgumentTypeError
+        Not a string.
+    ModelError
+        Not one of ``choices``.
+
     Examples
     --------
     >>> check_choice("alis", "discipline", ["alis", "rais"])
@@ -173,6 +213,22 @@ def check_choice(value: Any, what: str, choices: Iterable[str]) -> str:
 def check_text(value: Any, what: str) -> str:
     """A string (a name, a formula).
 
+    Parameters
+    ----------
+    value : Any
+        The argument.
+    what : str
+        Its name in the message.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ArgumentTypeError
+        Not a string.
+
     Examples
     --------
     >>> check_text(None, "quantity")
@@ -190,6 +246,22 @@ def check_text(value: Any, what: str) -> str:
 def check_values(values: Any, what: str = "values") -> Mapping[Any, Any] | None:
     """``None`` or a mapping of symbol name (a string or a sympy symbol) to value; the values
     themselves are checked where they are read (:func:`symq.models.rates.parse_rate`).
+
+    Parameters
+    ----------
+    values : Any
+        The argument.
+    what : str
+        Its name in the message.
+
+    Returns
+    -------
+    mapping or None
+
+    Raises
+    ------
+    ArgumentTypeError
+        Not a mapping, or a key that is not a name.
 
     Examples
     --------
@@ -217,6 +289,22 @@ def check_values(values: Any, what: str = "values") -> Mapping[Any, Any] | None:
 
 def check_model(value: Any, what: str) -> Any:
     """A :class:`symq.models.model.Model` (the studies take the model itself, not a name).
+
+    Parameters
+    ----------
+    value : Any
+        The argument.
+    what : str
+        Its name in the message.
+
+    Returns
+    -------
+    Model
+
+    Raises
+    ------
+    ArgumentTypeError
+        Not a Model.
 
     Examples
     --------
