@@ -60,7 +60,8 @@ def register(subparsers) -> None:
                    help="station weights w_j (exact positive numbers; default 1), e.g. "
                         "--weights 1=2 2=3/2")
     add_set_argument(p)
-    p.add_argument("--digits", type=int, default=30,
+    from symq.commands.common import whole_number
+    p.add_argument("--digits", type=whole_number("--digits"), default=30,
                    help="significant digits of the decimal drift values (default 30)")
     from symq.commands.common import add_limit_arguments
     add_limit_arguments(p, "arcs of the max-flows")

@@ -78,9 +78,10 @@ def register(subparsers) -> None:
                     "takes a symq Model and returns a symq.studies.sweep.Verdict, a bool, (ok, data) or "
                     "a dict with 'ok'.")
     p.add_argument("check", metavar="CHECK", help="built-in check name or module:function")
-    p.add_argument("--classes", type=int, required=True, metavar="J",
+    from symq.commands.common import whole_number
+    p.add_argument("--classes", type=whole_number("--classes"), required=True, metavar="J",
                    help="largest number of classes (1..7)")
-    p.add_argument("--servers", type=int, required=True, metavar="M",
+    p.add_argument("--servers", type=whole_number("--servers"), required=True, metavar="M",
                    help="largest number of servers (1..7)")
     p.add_argument("--filter", dest="filters", action="append", default=[],
                    choices=list(FILTERS), help="keep only graphs that pass (repeatable): " +
@@ -88,7 +89,7 @@ def register(subparsers) -> None:
     p.add_argument("--rates", default=None, metavar="SPEC",
                    help="symbolic, random:N (N seeded stable exact rational rate vectors per "
                         "graph) or light:N (light load); default: the check's own")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random rates (default 0)")
+    p.add_argument("--seed", type=whole_number("--seed", 0), default=0, help="seed of the random rates (default 0)")
     p.add_argument("--max-jobs", type=_positive, default=None, metavar="N",
                    help="states with at most N jobs (balance, cor-5.3, empty-vs-ctmc)")
     p.add_argument("--discipline", dest="disciplines", action="append", default=[],

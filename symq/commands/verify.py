@@ -34,6 +34,8 @@ def _count(name: str):
     def parse(text: str) -> int | None:
         if name == "server-buffer" and text.lower() in ("inf", "none", "unbounded"):
             return None
+        from symq.arithmetic.expressions import check_ascii
+        check_ascii(text, f"--{name}")
         try:
             value = int(text)
         except ValueError:
