@@ -30,6 +30,10 @@ from symq.progress import callback
 __all__ = ["register", "run"]
 
 
+#: the largest --max-jobs or --server-buffer read
+MAX_COUNT = 10 ** 6
+
+
 def _count(name: str):
     def parse(text: str) -> int | None:
         if name == "server-buffer" and text.lower() in ("inf", "none", "unbounded"):
@@ -42,6 +46,9 @@ def _count(name: str):
             raise ModelError(f"--{name} {text!r} is not an integer; give e.g. 4") from None
         if value < 0:
             raise ModelError(f"--{name} is {value}; give an integer >= 0")
+        if value > MAX_COUNT:  # past this the state count's estimate alone overflows a float
+            raise ModelError(f"--{name} is {value:.3e}; give at most {MAX_COUNT:,} (the states "
+                             "with at most N jobs are checked one by one)")
         return value
     return parse
 
