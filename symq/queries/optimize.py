@@ -47,6 +47,9 @@ EXACT_CENTRE_STEPS = 1000
 #: the most budget rates whose global minimum is certified by branch and bound
 GLOBAL_RATES = 3
 
+#: the fewest boxes the work limit must allow for the branch and bound to start
+MIN_BOXES = 32
+
 #: rates of more bits (numerator and denominator) take the ball F(c) by default
 EXACT_RATE_BITS = 256
 
@@ -746,6 +749,11 @@ def optimize(model: Model | str, quantity: str, budget: Any, discipline: str = "
         out["scope"] = "local" if out["certified"] else "none"
         if not out["certified"] or f.domain is None or len(chosen) > GLOBAL_RATES:
             return Optimum(**out)
+        if max_boxes < MIN_BOXES:  # a search this short would not finish: do not start it
+            out["reason"] += (" (not proven global: the branch and bound would pass the work "
+                              "limit; raise --max-work to try it)" if max_boxes else
+                              " (not proven global: no branch and bound, max_boxes=0)")
+            return Optimum(**out)
         centre = [out["x"][n] for n in chosen]
         found = _global(f, centre, free, active, lo, hi, total, value_range, max_boxes)
         out["boxes"] = found["boxes"]
@@ -1237,7 +1245,9 @@ def _global(f: "_Objective", x: list[Fraction], free: list[int], active: set[int
     low, up = value_range
     d = free[-1]
     hood, radius = None, None
+    spent = 0
     for r in [total / 2 ** e for e in (3, 5, 7, 9, 12, 16, 20, 24)]:
+        spent += 2  # a neighbourhood costs about two boxes
         hood = _neighbourhood(f, x, free, active, lo, hi, total, r)
         if hood is not None:
             radius = r
@@ -1256,7 +1266,7 @@ def _global(f: "_Objective", x: list[Fraction], free: list[int], active: set[int
         box = stack.pop()
         start_box = box
         boxes += 1
-        if boxes > max_boxes:
+        if boxes + spent > max_boxes:
             return {"global": False, "better": None, "boxes": boxes,
                     "note": f"the branch and bound stopped after {max_boxes} boxes"}
         if all(hood[i][0] <= a and b <= hood[i][1] for i, (a, b) in zip(others, box)):
