@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import accumulate
 from typing import Any, Iterable
 
 import sympy
@@ -44,16 +45,26 @@ def width(tex: str) -> float:
     Running time: a few regular-expression passes over ``tex`` (linear), once more per
     nested fraction.
     """
-    s = re.sub(r"\\(left|right|Bigl|Bigr|bigl|bigr|quad|qquad|,|;)", "", tex)
-    s = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}",
-               lambda m: "x" * int(max(width(m.group(1)), width(m.group(2)))), s)
-    s = re.sub(r"\\(mathrm|mathsf|widetilde|hat|text|operatorname)\b", "", s)
-    s = re.sub(r"\\[A-Za-z]+", "x", s)
-    sub = sum(len(re.sub(r"[{}\s]", "", m)) for m in re.findall(r"[_^]\{([^{}]*)\}", s))
-    s = re.sub(r"[_^]\{[^{}]*\}", "", s)
-    s = re.sub(r"[{}_^\s]", "", s)
-    ops = len(re.findall(r"[+\-=]", s))
+    s = _W_SIZES.sub("", tex)
+    s = _W_FRAC.sub(lambda m: "x" * int(max(width(m.group(1)), width(m.group(2)))), s)
+    s = _W_FONTS.sub("", s)
+    s = _W_COMMAND.sub("x", s)
+    sub = sum(len(_W_MARKUP.sub("", m)) for m in _W_SCRIPT_BODY.findall(s))
+    s = _W_SCRIPT.sub("", s)
+    s = _W_REST.sub("", s)
+    ops = len(_W_OPS.findall(s))
     return len(s) + ops + 0.65 * sub
+
+
+_W_SIZES = re.compile(r"\\(left|right|Bigl|Bigr|bigl|bigr|quad|qquad|,|;)")
+_W_FRAC = re.compile(r"\\frac\{([^{}]*)\}\{([^{}]*)\}")
+_W_FONTS = re.compile(r"\\(mathrm|mathsf|widetilde|hat|text|operatorname)\b")
+_W_COMMAND = re.compile(r"\\[A-Za-z]+")
+_W_MARKUP = re.compile(r"[{}\s]")
+_W_SCRIPT_BODY = re.compile(r"[_^]\{([^{}]*)\}")
+_W_SCRIPT = re.compile(r"[_^]\{[^{}]*\}")
+_W_REST = re.compile(r"[{}_^\s]")
+_W_OPS = re.compile(r"[+\-=]")
 
 
 @lru_cache(maxsize=4096)
@@ -289,36 +300,33 @@ def align_block(rows: Iterable[tuple[str, list[str]]], star: bool = True) -> str
     return "\n".join(out)
 
 
+_SUM_CUT = re.compile(r"(?<=\S) (?=[+-] )")
+_PRODUCT_CUT = re.compile(r"(?<=[)}]) (?=\\left\(|\\frac)")
+
+
+def _depth(text: str) -> int:
+    """Braces and ``\\left``/``\\right`` opened minus closed in ``text``."""
+    return (text.count("{") - text.count("}") + text.count(r"\left") - text.count(r"\left.")
+            - text.count(r"\right"))
+
+
 def _split_top(tex: str, kind: str) -> list[str]:
-    """``tex`` cut at its top level (outside braces and ``\\left(...\\right)``): ``"sum"`` at
-    each ``" + "``/``" - "`` (the sign stays with the term that follows), ``"product"`` between
-    parenthesised factors (``\\right) \\left(``)."""
-    pieces, depth, start, k = [], 0, 0, 0
-    while k < len(tex):
-        if tex.startswith(r"\left", k) and not tex.startswith(r"\left.", k):
-            depth += 1
-            k += 5
-            continue
-        if tex.startswith(r"\right", k):
-            depth -= 1
-            k += 6
-            continue
-        c = tex[k]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-        elif depth == 0 and kind == "sum" and k > 0 and tex.startswith((" + ", " - "), k):
-            pieces.append(tex[start:k].strip())
-            start = k + 1
-            k += 3
-            continue
-        elif depth == 0 and kind == "product" and c == " " and tex[k - 1] in ")}" and \
-                tex.startswith((r" \left(", " \\frac"), k):
-            pieces.append(tex[start:k].strip())
-            start = k + 1
-        k += 1
-    pieces.append(tex[start:].strip())
+    """``tex`` cut at its top level (outside braces and ``\\left(...\\right)``): ``"sum"`` before
+    each ``"+ "``/``"- "`` (the sign stays with the term that follows), ``"product"`` between
+    parenthesised factors (``\\right) \\left(``). Cut everywhere first, then pieces rejoined
+    while a bracket is open (linear, with C-speed scans)."""
+    chunks = (_SUM_CUT if kind == "sum" else _PRODUCT_CUT).split(tex)
+    pieces: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for chunk in chunks:
+        current.append(chunk)
+        depth += _depth(chunk)
+        if depth == 0:
+            pieces.append(" ".join(current).strip())
+            current = []
+    if current:
+        pieces.append(" ".join(current).strip())
     return [p for p in pieces if p]
 
 
@@ -328,21 +336,36 @@ def _fraction(tex: str) -> tuple[str, str, str] | None:
     sign = ""
     if tex.startswith("- "):
         sign, tex = "- ", tex[2:]
-    if not tex.startswith(r"\frac{"):
+    if not tex.startswith(r"\frac{") or not tex.endswith("}"):
         return None
-    parts, depth, start = [], 0, len(r"\frac")
-    for k in range(start, len(tex)):
-        if tex[k] == "{":
-            if depth == 0:
-                start = k + 1
-            depth += 1
-        elif tex[k] == "}":
-            depth -= 1
-            if depth == 0:
-                parts.append(tex[start:k])
-                if len(parts) == 2:
-                    return (sign, parts[0], parts[1]) if k == len(tex) - 1 else None
-    return None
+    # N ends at the first "}{" where the braces opened since "\frac{" are all closed
+    at, depth = len(r"\frac{"), 1
+    while True:
+        cut = tex.find("}{", at)
+        if cut < 0:
+            return None
+        depth += tex.count("{", at, cut + 1) - tex.count("}", at, cut + 1)
+        at = cut + 1
+        if depth == 0:
+            numerator, rest = tex[len(r"\frac{"):cut], tex[cut + 1:]
+            break
+    inner = rest[1:-1]
+    if _depth(inner) != 0:
+        return None
+    braces = _NOT_BRACE.sub("", inner)  # D is one group: no prefix of it closes more than it opens
+    if braces and min(accumulate(map(_BRACE_STEP.__getitem__, braces))) < 0:
+        return None
+    return sign, numerator, inner
+
+
+_NOT_BRACE = re.compile(r"[^{}]+")
+_BRACE_STEP = {"{": 1, "}": -1}
+
+
+def _wide(tex: str, limit: float) -> bool:
+    """``width(tex) > limit``, without measuring a text so long it cannot fit (a LaTeX formula
+    shows at least one glyph unit for every 50 characters)."""
+    return len(tex) > 50 * limit or width(tex) > limit
 
 
 _PARENTHESISED = re.compile(r"^\\left\((.*)\\right\)(\^\{\d+\})?$", re.S)
@@ -373,7 +396,7 @@ def _lines(pieces: list[str], kind: str, limit: float, first_used: float) -> lis
                 text = (" - " + piece[1:].lstrip()) if piece.startswith("-") else " + " + piece
         else:
             text = piece if k == 0 else " " + piece
-        w = width(text)
+        w = width(text) if len(text) <= 50 * limit else len(text)
         bare = text.strip()
         sign = ""
         if kind == "sum" and bare[:2] in ("+ ", "- "):
@@ -433,7 +456,7 @@ def broken_latex(tex: str, limit: float = LINE_UNITS) -> list[str]:
     Running time: linear in the length of ``tex`` (a few passes).
     """
     tex = tex.strip()
-    if width(tex) <= limit:
+    if not _wide(tex, limit):
         return [tex]
     found = _fraction(tex)
     if found is None:
@@ -447,7 +470,7 @@ def broken_latex(tex: str, limit: float = LINE_UNITS) -> list[str]:
         return (terms, "sum") if len(terms) > 1 else (_split_top(body, "product"), "product")
 
     top, top_kind = group(numerator)
-    if width(denominator) <= limit / 2:
+    if not _wide(denominator, limit / 2):
         prefix = rf"{sign}\frac{{1}}{{{denominator}}} \Bigl("
         lines = _lines(top, top_kind, limit, width(prefix))
         lines[0] = prefix + lines[0]
