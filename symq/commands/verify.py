@@ -47,7 +47,8 @@ def _count(name: str):
         if value < 0:
             raise ModelError(f"--{name} is {value}; give an integer >= 0")
         if value > MAX_COUNT:  # past this the state count's estimate alone overflows a float
-            raise ModelError(f"--{name} is {value:.3e}; give at most {MAX_COUNT:,} (the states "
+            raise ModelError(f"--{name} has {len(text.strip().lstrip('+'))} digits; give at most "
+                             f"{MAX_COUNT:,} (the states "
                              "with at most N jobs are checked one by one)")
         return value
     return parse

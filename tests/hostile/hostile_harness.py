@@ -55,9 +55,9 @@ TEMPLATES: dict[str, list[list[str]]] = {
 }
 #: subcommands driven in the slow pass only (files, pictures, documents)
 SLOW_TEMPLATES: dict[str, list[list[str]]] = {
-    "report": [["report", "n", *N_RATES[:2], "--set", "mu_1={V}", "--output", "{TMP}/r.md",
-                "--quiet"]],
-    "plot": [["plot", "clusters", "n", *N_RATES, "--weights", "1={V}", "--dir", "{TMP}",
+    "report": [["report", "n", *N_RATES[:4], "--set", "mu_1={V}", "--set", "mu_2=1",
+                "--output", "{TMP}/r.md", "--quiet"]],
+    "plot": [["plot", "n", "clusters", *N_RATES, "--weights", "1={V}", "--dir", "{TMP}",
               "--quiet"]],
 }
 
