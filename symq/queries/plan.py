@@ -3,7 +3,8 @@ applies (or why not), the work it counts and its predicted CPU seconds
 (:mod:`symq.queries.costs`); the cheapest applicable pair runs, the row order breaking ties. With
 numeric rates and no choice of arithmetic (``exact=None``) exact rationals are preferred while
 they cost at most :data:`EXACT_PREFERENCE` times the cheapest certified pair (plus
-:data:`EXACT_SLACK` seconds). A forced ``method=`` picks its row (its cheapest arithmetic); the
+:data:`EXACT_SLACK` seconds); with symbolic rates, named definitions (``structured``) are
+preferred over one expression by the same rule. A forced ``method=`` picks its row (its cheapest arithmetic); the
 limit check always uses the estimate of the pair that runs. ``symq explain`` prints a plan;
 :func:`explain` returns it.
 
@@ -307,6 +308,13 @@ def _cheapest(usable: list[Candidate], request: Request) -> tuple[Candidate, str
         certified = [c for c in usable if c.arithmetic in ("interval", "ball")]
         if certified:
             return certified[0], "every count past its cap; certified digits have the larger limit"
+    if not request.numeric and request.form == "structured" and best.arithmetic != "structured":
+        named = [c for c in usable if c.arithmetic == "structured"]
+        if named:  # the named definitions the command line prints, while they cost little more
+            n = min(named, key=lambda c: (c.seconds, order[id(c)]))
+            if n.seconds <= EXACT_PREFERENCE * best.seconds + EXACT_SLACK:
+                return n, (f"named definitions preferred: {_seconds_text(n.seconds)} against "
+                           f"{_seconds_text(best.seconds)} for one expression")
     if request.numeric and request.exact is None and best.arithmetic != "exact":
         exact = [c for c in usable if c.arithmetic == "exact"]
         if exact:
