@@ -88,7 +88,9 @@ def _child(queue, discipline, per_class, servers, seed, kernel):
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         queue.put((seconds, peak, bits, texts, ""))
     except Exception as error:  # noqa: BLE001 - reported in the table
-        queue.put((time.process_time() - start, 0.0, 0, {}, f"error: {error}"))
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        queue.put((time.process_time() - start, peak, 0, {},
+                   f"stopped: {type(error).__name__} {error}".rstrip()))
 
 
 def timed(discipline, per_class, servers, seed, kernel, limit):
