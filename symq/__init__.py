@@ -25,8 +25,8 @@ import importlib as _importlib
 # (``symq --version``, ``--help``, ``list``, ``routes``) pay for none of sympy, python-flint,
 # networkx, numpy, scipy, matplotlib, dask or the compensation/supermarket/sweep packages.
 # (``symq.model`` is the catalog function: there is no submodule of that name to shadow it.)
-from symq.errors import (ModelError, SymqError, UnknownModelError, UnstableModelError,
-                     UnsupportedError, VerificationError)
+from symq.errors import (ArgumentTypeError, ModelError, SymqError, UnknownModelError,
+                         UnstableModelError, UnsupportedError, VerificationError)
 
 # public name -> (module, attribute in it, wrapper): "model" means that the function also takes
 # a built-in name or a TOML path (catalog.takes_model); "quantity" also remembers the model of a
@@ -94,6 +94,6 @@ __all__ = [
     "check_stability", "is_stable", "stability_conditions", "stability_report",
     "decompose", "drift_rates", "simulate_jlw",
     "compensation_solve", "CompensationResult", "symmetric_jsq", "asymmetric_jsq", "sed",
-    "SymqError", "ModelError", "UnknownModelError", "UnstableModelError", "UnsupportedError",
+    "SymqError", "ModelError", "ArgumentTypeError", "UnknownModelError", "UnstableModelError", "UnsupportedError",
     "VerificationError",
 ]

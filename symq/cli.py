@@ -179,6 +179,12 @@ def _evaluated_json(full: bool):
     return leaf
 
 
+#: the laws whose expanded or factored form is the law's own parts (LST, mean, variance, CDF),
+#: not the expansion of the structured transform
+_RESPONSE_LAWS = ("response-time", "waiting-time", "response-time-survival",
+                  "waiting-time-survival")
+
+
 def _run_derive(args: argparse.Namespace) -> int:
     from symq.commands.common import emit_json, model_with_values
     _, model, values = model_with_values(args)
@@ -201,7 +207,9 @@ def _run_derive(args: argparse.Namespace) -> int:
                 return 0
         else:
             result = solve(model, args.quantity, args.discipline, exact=True,
-                           method=args.method, form="structured", limits=args,
+                           method=args.method, limits=args,
+                           form="structured" if args.form == "structured" or args.quantity
+                           not in _RESPONSE_LAWS else "expression",
                            what=_request_text(args))
         if result.formula is not None and args.form != "structured":
             from symq.queries.estimates import check_expanded

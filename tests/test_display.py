@@ -445,6 +445,7 @@ def _public_calls(tmp_path):
         "mean_response_time": lambda: symq.mean_response_time(numeric),
         "derive": lambda: symq.derive(numeric, "mean-number", "rais"),
         "solve": lambda: symq.solve(numeric, "mean-number", "alis", digits=12),
+        "explain": lambda: symq.explain(numeric, "mean-number", "alis", digits=12),
         "gradient": lambda: symq.gradient(numeric, "mean-number", digits=12),
         "optimize": lambda: symq.optimize(numeric, "mean-response-time", "mu_1 + mu_2 = 2",
                                           "alis", digits=8),

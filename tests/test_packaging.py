@@ -19,7 +19,7 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 #: import name -> distribution name, where they differ
 DISTRIBUTION = {"flint": "python-flint", "distributed": "dask"}
 #: extras whose modules symq/ may import, only inside a function
-EXTRAS = {"plot", "cluster"}
+EXTRAS = {"plot", "cluster", "dataframe"}
 
 
 
@@ -88,7 +88,7 @@ def test_mpmath_runs_on_its_gmp_backend():
 
 
 def test_the_extras_are_plot_cluster_docs_and_test():
-    assert set(PYPROJECT["optional-dependencies"]) == {"plot", "cluster", "docs", "test"}
+    assert set(PYPROJECT["optional-dependencies"]) == {"plot", "cluster", "dataframe", "docs", "test"}
     core = _names(PYPROJECT["dependencies"])
     assert {"python-flint", "numpy", "scipy"} <= core
     test = _names(PYPROJECT["optional-dependencies"]["test"])

@@ -36,7 +36,8 @@ def register(subparsers) -> None:
 
     Running time: O(1).
     """
-    from symq.commands.common import add_format_arguments, add_limit_arguments, add_set_argument
+    from symq.commands.common import (add_format_arguments, add_limit_arguments,
+                                      add_set_argument, whole_number)
     from symq.models.model import DISCIPLINES
     from symq.queries.routes import QUANTITIES
     p = subparsers.add_parser("explain", help="the plan of a request: every route with applies "
@@ -49,7 +50,8 @@ def register(subparsers) -> None:
     add_set_argument(p)
     p.add_argument("--method", default="auto", metavar="ROUTE",
                    help="auto (default), a route of `symq routes`, or interval/ball")
-    p.add_argument("--digits", type=int, default=30, help="significant digits (default 30)")
+    p.add_argument("--digits", type=whole_number("--digits", 1, 10000), default=30,
+                   help="significant digits (default 30)")
     p.add_argument("--exact", action="store_true", help="exact rationals only")
     p.add_argument("--form", choices=("structured", "expanded", "factored"),
                    default="structured", help="as derive: structured, or one expression")

@@ -130,6 +130,25 @@ class Plan:
                    + (f" ({self.reason})" if self.reason else ""))
         return out
 
+    def __repr__(self) -> str:
+        return (f"Plan({self.request.quantity}, {self.request.discipline}: runs "
+                f"{self.chosen.route.name}/{self.chosen.arithmetic}, predicted "
+                f"{_seconds_text(self.chosen.seconds)})")
+
+    def _repr_html_(self) -> str:
+        """The candidates as a table in a notebook (the chosen pair marked)."""
+        from symq.display import html_table
+        rows = []
+        for c in self.candidates:
+            if not c.applies and _not_for_request(c.why):
+                continue
+            rows.append(("->" if c is self.chosen else "", f"{c.route.name}/{c.arithmetic}",
+                         "yes" if c.applies else f"no: {c.why}",
+                         "" if c.work is None else f"{c.work:,} {c.limit}",
+                         "" if math.isinf(c.seconds) else _seconds_text(c.seconds)))
+        header = ("", "route/arithmetic", "applies", "work", "predicted")
+        return html_table([(header, rows)], title=repr(self))
+
     def as_json(self) -> dict[str, Any]:
         r = self.request
         return {"quantity": r.quantity, "discipline": r.discipline,
@@ -250,8 +269,8 @@ def plan(request: Request, arithmetics: tuple[str, ...] | None = None,
             if why is None:
                 try:
                     c.limit, c.work = route.work(request, arithmetic)
-                except (ModelError, UnsupportedError) as error:
-                    c.why = str(error)
+                except (ModelError, UnsupportedError, ArithmeticError) as error:
+                    c.why = str(error) or type(error).__name__   # a count that cannot be made
                     candidates.append(c)
                     continue
                 c.seconds = seconds(route.name, arithmetic, c.work, request)

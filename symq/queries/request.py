@@ -155,7 +155,17 @@ def build_request(model: Model | str, quantity: str, discipline: str = "collabor
 
     Running time: loading the model and substituting the values.
     """
+    from symq.models.arguments import (check_choice, check_count, check_optional_count,
+                                       check_text, check_values)
     from symq.models.catalog import as_model
+    check_text(quantity, "quantity")
+    check_text(discipline, "discipline")
+    check_choice(form, "form", ("structured", "expression"))
+    values = check_values(values, "values")
+    digits = check_count(digits, "digits", 1, 100_000)
+    max_work = check_optional_count(max_work, "max_work", 0)
+    if exact not in (None, True, False):
+        raise ModelError(f"exact must be True, False or None, not {exact!r}")
     base = model = as_model(model)
     if values:
         model = _with_values(model, values)

@@ -129,21 +129,21 @@ def _evaluated(exact: Any, value: str):
     return Evaluated(exact, value)
 
 
-def _time(text: Any) -> Fraction:
+def _time(text: Any, option: str = "--time") -> Fraction:
     from symq.models.rates import parse_value  # the safe grammar: outside text is never evaluated
     try:  # a ModelError of the grammar says what is wrong (too many digits, ...)
-        value = parse_value(text, "--time")
+        value = parse_value(text, option)
     except TypeError:
         value = None
     if value is None or str(text).strip() == "" or not value.is_Rational:
-        raise ModelError(f"--time {text!r} is not an exact number (write 1, 3/2 or 0.5)")
+        raise ModelError(f"{option} {text!r} is not an exact number (write 1, 3/2 or 0.5)")
     if value < 0:
-        raise ModelError(f"--time must be non-negative, not {text}")
+        raise ModelError(f"{option} must be non-negative, not {text}")
     return Fraction(int(value.p), int(value.q))
 
 
 def _percent(text: Any) -> Fraction:
-    value = _time(text) if not isinstance(text, Fraction) else text
+    value = _time(text, "--percentile") if not isinstance(text, Fraction) else text
     if not 0 < value < 100:
         raise ModelError(f"--percentile must lie strictly between 0 and 100, not {text}")
     return value

@@ -171,9 +171,18 @@ def subset_dp_count(facts: Any, discipline: str, quantity: str, cap: int | None 
     return unions * width + extra
 
 
+def compiled_kernels(facts: Any) -> bool:
+    """Whether the compiled fixed-point kernels take the model: numba present and every rate's
+    numerator and denominator within 31 bits (larger ones fall back to the Python kernels)."""
+    from symq.engines.normalization.limbs import available
+    return facts.rational and facts.rate_bits <= 30 and available()
+
+
 def _subset_dp_work(request: Any, arithmetic: str) -> tuple[str, int | None]:
     name = {"exact": "dp-steps", "interval": "certified-steps", "ball": "certified-steps"}.get(
         arithmetic, "symbolic-dp-steps")
+    if arithmetic == "interval" and compiled_kernels(request.facts):
+        name = "kernel-steps"
     cap = request.limit_of(name)
     count = subset_dp_count(request.facts, request.discipline, request.quantity,
                             None if cap is None else cap * 4)

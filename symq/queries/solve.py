@@ -324,8 +324,8 @@ class Result:
         try:
             import pandas
         except ImportError:
-            raise UnsupportedError("to_dataframe needs pandas: pip install pandas (or use "
-                                   ".table_rows(), a list of (label, exact, decimal))") from None
+            raise UnsupportedError("to_dataframe needs pandas: pip install 'symq[dataframe]' (or "
+                                   "use .table_rows(), a list of (label, exact, decimal))") from None
         if self.formula is not None:
             raise UnsupportedError("a structured formula has no table of values; use .exact "
                                    "or give every rate a value")
@@ -602,15 +602,15 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
     request = build_request(model, quantity, discipline, values, digits, exact, method, form,
                             time, percentile, max_work, no_limits, limits, what, wrt, of)
     request.extra["evaluate"] = True
+    if not request.numeric:  # a model no rates can make stable has no formula to price
+        _check_stability(request)
     chosen_plan = plan(request)
     what = request.what if not request.derivatives else f"the derivatives of {request.what}"
     check_work(chosen_plan, what)
     chosen = chosen_plan.chosen
     model = request.model
     if chosen.arithmetic in ("interval", "ball"):  # memory: the stored sets at these digits
-        from symq.queries.estimates import check_certified_memory
-        check_certified_memory(model, discipline, digits, what, request.limits,
-                               tape=request.derivatives)
+        _check_certified_memory(chosen_plan, what)
     _check_stability(request)
     notes: list[str] = []
     route, arithmetic = chosen.route, chosen.arithmetic
@@ -642,6 +642,39 @@ def solve(model: Model | str, quantity: str, discipline: str = "collaborative",
         result.items = _in_model_order(raw, model)
     result.seconds = _time.process_time() - started
     return result
+
+
+def _check_certified_memory(chosen_plan: Any, what: str) -> None:
+    """The memory of the certified pair that runs, before any work: the compiled kernels'
+    own prediction (:func:`symq.engines.normalization.limbs.kernel_memory_bytes`, measured
+    10 to 19 % above the peak) for ``subset-dp`` on them, else the stored sets of the DP
+    (:func:`symq.queries.estimates.check_certified_memory`)."""
+    import math
+    from symq.queries.estimates import check_certified_memory, memory_limit
+    from symq.queries.routes import compiled_kernels
+    request, chosen = chosen_plan.request, chosen_plan.chosen
+    facts = request.facts
+    if chosen.route.name == "subset-dp" and chosen.arithmetic == "interval" and \
+            compiled_kernels(facts):
+        limit = memory_limit(request.limits)
+        unions = facts.unions(10 ** 8)
+        if limit is None or unions is None:
+            return
+        from symq.engines.normalization.limbs import kernel_memory_bytes
+        bits = int(request.digits * math.log2(10)) + 24 + facts.servers
+        need = (kernel_memory_bytes(facts.servers, facts.classes, unions, request.discipline,
+                                    bits, request.quantity in ("mean-number",
+                                                               "mean-response-time"),
+                                    request.quantity == "server-idle-probability")
+                >> 20) + 150
+        if need > limit:
+            from symq.errors import TooLargeError
+            raise TooLargeError(f"too large: {what} needs about {need:,} MiB for the compiled "
+                                f"kernels' tables; the memory limit is {limit:,} MiB "
+                                "(--no-limits lifts it)")
+        return
+    check_certified_memory(request.model, request.discipline, request.digits, what,
+                           request.limits, tape=request.derivatives)
 
 
 def _check_stability(request: Any) -> None:
