@@ -38,6 +38,9 @@ GALLERY = {
                 "--set mu_1=1 --set mu_2=1",
     "heatmap": "symq plot sed heatmap --s 3 --q 2/5 --rho 9/10 --rhos 1/2,7/10 --size 8",
     "levels": "symq plot sed levels --s 2 --q 1/2 --rho 7/10",
+    "disciplines": f"symq plot w disciplines {W} --points 8",
+    "elasticities": f"symq plot w elasticities --discipline alis {W}",
+    "response-time-load": f"symq plot w response-time-load --discipline alis {W} --points 8",
 }
 
 INTRO = """# Gallery
