@@ -29,10 +29,13 @@ import sympy
 
 from symq.errors import ArgumentTypeError, ModelError
 
-try:  # numpy's bool is no bool subclass
-    from numpy import bool_ as numbers_bool
-except ImportError:  # pragma: no cover - numpy is a dependency
-    numbers_bool = bool
+
+
+def _is_bool(value: Any) -> bool:
+    """A Python or numpy bool (numpy's is no ``bool`` subclass; numpy is not imported for it)."""
+    kind = type(value)
+    return isinstance(value, bool) or (kind.__name__ == "bool" and
+                                       kind.__module__ == "numpy") or kind.__name__ == "bool_"
 from symq.arithmetic.expressions import parse_expression, positive_symbol
 
 __all__ = ["parse_rate", "parse_value", "positive_symbol", "check_rate", "value_names",
@@ -177,7 +180,7 @@ def parse_value(value: Any, what: str) -> sympy.Expr:
 
     Running time: O(length of the text) for a string; O(size of the expression) otherwise.
     """
-    if isinstance(value, (bool, numbers_bool)):
+    if _is_bool(value):
         raise ModelError(f"{what} is the boolean {value}; give a positive number or a symbol name")
     if isinstance(value, numbers.Integral) and not isinstance(value, sympy.Basic):
         return _checked_number(sympy.Integer(int(value)), what)  # int, numpy integers
