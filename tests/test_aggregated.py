@@ -13,7 +13,7 @@ import sympy
 
 import symq
 from symq.engines import aggregated as ag
-from symq.engines import normalization as nz
+from symq.queries import exact as nz
 from symq.engines.normalization.rais import rais_values
 from symq.engines.normalization.subsets import SubsetGraph
 from symq.engines.ctmc import truncated_stationary

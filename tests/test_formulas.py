@@ -17,7 +17,7 @@ import pytest
 import sympy
 
 import symq
-from symq.engines import normalization as nz
+from symq.queries import exact as nz
 from symq.cli import main
 from symq.errors import ModelError
 from symq.arithmetic.expressions import FORMULA_FUNCTIONS, parse_expression
@@ -277,7 +277,7 @@ def test_cli_forms_and_json(capsys):
     assert r"\allowdisplaybreaks" in out.splitlines()[1] and "\\begin{align*}" in out
     assert main(["derive", "n", "mean-number", "--form", "expanded", "--format", "latex"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(r"\begin{align*}") and "L_{1} &= " in out and "per_class" not in out
+    assert r"\begin{align*}" in out and "L_{1} &= " in out and "per_class" not in out
     assert main(["derive", "w", "mean-number", "--form", "factored", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["form"] == "factored" and data["structured"]["result"]["total"] == "L__all"

@@ -245,3 +245,45 @@ def interval_route(model: Model, discipline: str, method: str = "auto") -> bool:
         return f.servers <= most
     return any(structure_route(p, discipline) == "subset-dp" and len(p.servers) <= most
                for p in f.components)
+
+
+def noncollaborative_intervals(model: Model, discipline: str, per_class: bool, idle: bool,
+                               bits: int) -> dict:
+    """Interval enclosures of the ALIS/RAIS values at ``bits`` bits: the fixed-point kernels on
+    each component the general DP solves, the exact route (points) on structured ones, merged
+    over the components (products of $G$ and $\\pi(\\emptyset)$).
+
+    Parameters
+    ----------
+    model : Model
+        Rational rates.
+    discipline : str
+        ``"alis"`` or ``"rais"``.
+    per_class, idle : bool
+        Also the mean numbers / the idle probabilities.
+    bits : int
+        Fixed-point bits.
+
+    Returns
+    -------
+    dict
+        ``{"G", "empty", "idle", "L"}`` of intervals (``"L_total"`` with ``per_class``).
+
+    Examples
+    --------
+    >>> from symq import example_model
+    >>> noncollaborative_intervals(example_model("w"), "rais", True, False, 80)["L"]["3"].certify(12)
+    '0.301353744939'
+
+    Running time: that of the kernels on the largest component.
+    """
+    from symq.arithmetic.interval import merge_components
+    from symq.queries.compute import _intervals
+    from symq.queries.request import Request
+    request = Request(model, "mean-number", discipline)
+    parts = []
+    for part in facts_of(model).components:
+        name = structure_route(part, discipline)
+        arithmetic = "interval" if name == "subset-dp" else "exact"
+        parts.append(_intervals(name, request, arithmetic, bits, part, (per_class, idle)))
+    return merge_components(model, parts, per_class, idle)

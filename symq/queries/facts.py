@@ -11,7 +11,7 @@ Examples
 >>> from symq import model
 >>> f = facts_of(model("ring:4"))
 >>> f.ring, f.nested, f.connected, f.unions()
-(True, False, True, 15)
+(True, False, True, 10)
 >>> facts_of(model("n")).nested, facts_of(model("w")).connected
 (True, True)
 """

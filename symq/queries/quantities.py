@@ -66,7 +66,7 @@ def derive(model: Model | str, quantity: str, discipline: str = "collaborative")
     Examples
     --------
     >>> derive("n", "empty-probability")
-    -(lambda_1 - mu_1)*(lambda_1 + lambda_2 - mu_1 - mu_2)/(mu_1*(lambda_1 - mu_1 - mu_2))
+    (-lambda_1 + mu_1)*(lambda_1 + lambda_2 - mu_1 - mu_2)/(mu_1*(lambda_1 - mu_1 - mu_2))
 
     Running time: that of the route that answers (:func:`symq.queries.solve.solve`, with the
     limits of the command line): the structured formula, multiplied out and cancelled once.
@@ -347,7 +347,7 @@ def empty_probability(model: Model | str, discipline: str = "collaborative",
     --------
     >>> import symq
     >>> empty_probability("n")
-    -(lambda_1 - mu_1)*(lambda_1 + lambda_2 - mu_1 - mu_2)/(mu_1*(lambda_1 - mu_1 - mu_2))
+    (-lambda_1 + mu_1)*(lambda_1 + lambda_2 - mu_1 - mu_2)/(mu_1*(lambda_1 - mu_1 - mu_2))
     >>> empty_probability(symq.example_model("n"), "alis").exact
     27/47
 

@@ -16,9 +16,10 @@ and the choice of kernels or balls per component live in :mod:`symq.queries.comp
 
 Examples
 --------
->>> from flint import arb
->>> certify(arb(663) / 1216, 20).text
-'0.54523026315789473684'
+>>> from flint import arb, ctx
+>>> with ctx.workprec(128):
+...     print(certify(arb(663) / 1216, 20).text)
+0.54523026315789473684
 >>> from sympy import Rational
 >>> str(Rational(663, 1216).evalf(21))
 '0.545230263157894736842'

@@ -87,7 +87,7 @@ def redundancy_values(model: Model, discipline: str, per_class: bool, field: Any
     >>> str(redundancy_values(r, "collaborative", False)["empty"])
     '5/9'
     >>> from symq.engines.normalization import empty_probability
-    >>> empty_probability(r, method="subset-dp")
+    >>> empty_probability(r)   # the general subset DP, the second route
     5/9
 
     Running time: O(K D) field operations.
