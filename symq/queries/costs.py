@@ -92,4 +92,18 @@ def seconds(row: str, arithmetic: str, work: int | None, request: Any) -> float:
     if work is None:
         return math.inf
     c = constants().get(f"{row}/{arithmetic}", DEFAULT)
-    return c["start"] + c["per_step"] * work * _scale(arithmetic, request)
+    return c["start"] + c["per_step"] * work * _scale(arithmetic, request) + \
+        _loading(row, arithmetic, request)
+
+
+#: CPU seconds to load the compiled kernels from numba's cache, once a process
+KERNEL_LOADING = 0.8
+
+
+def _loading(row: str, arithmetic: str, request: Any) -> float:
+    """The compiled kernels' loading, until a process has loaded them."""
+    import sys
+    if arithmetic != "interval" or "symq.engines.normalization._limbs_jit" in sys.modules:
+        return 0.0
+    from symq.queries.routes import compiled_kernels
+    return KERNEL_LOADING if compiled_kernels(request.facts) else 0.0

@@ -181,7 +181,8 @@ def compiled_kernels(facts: Any) -> bool:
 def _subset_dp_work(request: Any, arithmetic: str) -> tuple[str, int | None]:
     name = {"exact": "dp-steps", "interval": "certified-steps", "ball": "certified-steps"}.get(
         arithmetic, "symbolic-dp-steps")
-    if arithmetic == "interval" and compiled_kernels(request.facts):
+    if arithmetic == "interval" and request.discipline != "collaborative" and \
+            compiled_kernels(request.facts):  # measured on ALIS/RAIS: a few ns a step
         name = "kernel-steps"
     cap = request.limit_of(name)
     count = subset_dp_count(request.facts, request.discipline, request.quantity,
