@@ -179,10 +179,14 @@ def _evaluated_json(full: bool):
     return leaf
 
 
-#: the laws whose expanded or factored form is the law's own parts (LST, mean, variance, CDF),
-#: not the expansion of the structured transform
-_RESPONSE_LAWS = ("response-time", "waiting-time", "response-time-survival",
-                  "waiting-time-survival")
+def _law_parts(args: argparse.Namespace, model: Model) -> bool:
+    """``derive ... response-time --form expanded|factored`` of a model with a closed-form law
+    (nested, or small ALIS/RAIS): the law's own parts (LST, mean, variance, CDF), not the
+    expansion of the structured transform."""
+    if args.form == "structured" or args.quantity != "response-time":
+        return False
+    from symq.engines.aggregated import response_time_applies
+    return response_time_applies(model, args.discipline)
 
 
 def _run_derive(args: argparse.Namespace) -> int:
@@ -208,8 +212,7 @@ def _run_derive(args: argparse.Namespace) -> int:
         else:
             result = solve(model, args.quantity, args.discipline, exact=True,
                            method=args.method, limits=args,
-                           form="structured" if args.form == "structured" or args.quantity
-                           not in _RESPONSE_LAWS else "expression",
+                           form="expression" if _law_parts(args, model) else "structured",
                            what=_request_text(args))
         if result.formula is not None and args.form != "structured":
             from symq.queries.estimates import check_expanded

@@ -26,7 +26,7 @@ def test_w_report_contains_the_issue_values():
     text = render_markdown(build_report(symq.model("w"), discipline="collaborative",
                                         verify_jobs=0), "w")
     assert "0.323076923076923076923076923077" in text     # pi(empty) at the report's W example
-    assert r"\lambda_{1} < \mu_{1}" in text
+    assert r"\lambda_{1} \lt  \mu_{1}" in text   # Markdown math: < written as \lt
     assert "Theorem 3.3" in text
 
 
