@@ -60,6 +60,17 @@ def tape_steps(model: Model, discipline: str, cap: int | None = None) -> int | N
     tape), unions of class server sets times (classes + servers), plus $2^M$ server sets times
     (classes + servers) for ALIS and RAIS; ``None`` past ``cap``.
 
+    Parameters
+    ----------
+    model : Model
+    discipline : str
+    cap : int, optional
+        Stop counting past about this many steps.
+
+    Returns
+    -------
+    int or None
+
     Examples
     --------
     >>> from symq import example_model

@@ -35,9 +35,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["available", "LIMB", "to_limbs", "from_limbs", "limbs_for", "forward_weights",
-           "backward_weights", "zeta", "place", "common_table", "dot_rows", "layer_products",
-           "class_arrival_sums", "kernel_memory_bytes", "MAX_FACTOR"]
+# the public names; the limb helpers (to_limbs, from_limbs, limbs_for, forward_weights, ...)
+# are the kernels' own, used by interval_collaborative and interval_noncollaborative
+__all__ = ["available", "kernel_memory_bytes", "LIMB", "MAX_FACTOR"]
 
 #: bits per limb
 LIMB = 31
@@ -46,10 +46,18 @@ MAX_FACTOR = 1 << 31
 
 
 def available() -> bool:
-    """Whether numba imports (the kernels need it; the Python-integer kernels do not).
+    """Whether numba is installed (the kernels need it; the Python-integer kernels do not).
 
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
     >>> isinstance(available(), bool)
     True
+
+    Running time: one lookup of the module's spec (numba is not imported).
     """
     import importlib.util   # found, not imported: the planner asks before anything runs
     return importlib.util.find_spec("numba") is not None
