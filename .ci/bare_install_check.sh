@@ -76,6 +76,8 @@ check imports 0 python .ci/bare_imports.py
 echo "       $(tail -n 1 "$work/$n.out")"
 check list 0 symq list
 check routes 0 symq routes
+check explain 0 symq explain w mean-number --discipline alis --set lambda_1=3/10 \
+  --set lambda_2=1/5 --set lambda_3=1/2 --set mu_1=1 --set mu_2=4/5
 check show 0 symq show w
 check derive 0 symq derive w empty-probability --discipline alis
 check evaluate 0 symq evaluate w mean-response-time --discipline alis --set lambda_1=3/10 \
