@@ -19,7 +19,7 @@ import pkgutil
 import sys
 
 #: modules of the optional extras (import name -> extra)
-EXTRAS = {"matplotlib": "plot", "dask": "cluster", "distributed": "cluster"}
+EXTRAS = {"matplotlib": "plot", "dask": "cluster", "distributed": "cluster", "pandas": "dataframe"}
 
 
 def third_party_imports(package: pathlib.Path) -> dict[str, list[str]]:
