@@ -316,6 +316,8 @@ def takes_model(function: _F) -> _F:
     ------
     UnknownModelError, ModelError
         When called with a name or a path that :func:`model` refuses.
+    ArgumentTypeError
+        When called with anything else that is not a model (nor a process object).
 
     Examples
     --------
@@ -330,6 +332,12 @@ def takes_model(function: _F) -> _F:
             args = (model(args[0]), *args[1:])
         elif isinstance(kwargs.get("model"), (str, Path)):
             kwargs["model"] = model(kwargs["model"])
+        given = args[0] if args else kwargs.get("model")
+        if not isinstance(given, Model) and not hasattr(given, "transitions"):
+            # a Model, or a process object of the balance checker (it has transitions)
+            raise ArgumentTypeError(f"{function.__name__}(model): the model must be a symq.Model, "
+                                    "a built-in model name such as 'w' or the path of a TOML "
+                                    f"model file, not {type(given).__name__}")
         return function(*args, **kwargs)
     return wrapper  # type: ignore[return-value]
 

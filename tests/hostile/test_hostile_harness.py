@@ -139,6 +139,7 @@ def test_issue_examples_in_python(case):
 
 #: public functions whose argument checks live in files of this harness's owner: strict
 _STRICT = {"Model", "load", "loads", "simulate_jlw", "model", "example_model", "decompose",
+           "is_nested", "nesting_tree", "verify",
            "drift_rates", "check_stability", "is_stable", "stability_conditions",
            "stability_report"}
 
