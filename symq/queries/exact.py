@@ -21,6 +21,7 @@ from symq.engines.normalization import *  # noqa: F401,F403 - the engines' names
 from symq.engines.normalization import DISCIPLINES, components, is_symmetric_redundancy  # noqa: F401
 from symq.errors import ModelError, UnsupportedError
 from symq.models.model import Model
+from symq.queries.compute import _as_expr
 from symq.queries.facts import facts_of
 
 METHODS = ("auto", "subset-dp", "server-removal", "redundancy", "nested", "components", "ring")
@@ -108,13 +109,6 @@ def _component_values(model, discipline, per_class, field, idle):
     if field is None and not model.is_numeric:
         out["G"], out["empty"] = sympy.factor(out["G"]), sympy.factor(out["empty"])
     return out, field
-
-
-def _as_expr(value, arith):
-    if arith is None:
-        value = sympy.sympify(value)
-        return sympy.factor(value) if value.free_symbols else value
-    return arith.expr(value)
 
 
 def _total(parts, arith):
