@@ -27,7 +27,7 @@ from symq.queries.request import Request
 
 __all__ = ["uninformed", "nested_response_time", "tagged_job", "formulas", "components",
            "redundancy", "nested", "ring", "server_removal", "subset_dp", "derivative_formulas",
-           "reverse_mode", "certified_loop", "row_values"]
+           "reverse_mode", "certified_loop", "raise_precision", "row_values"]
 
 _MEANS = ("mean-number", "mean-response-time")
 
@@ -449,42 +449,82 @@ def certified_loop(request: Request, arithmetic: str, intervals_at) -> Any:
     import math
     from symq.arithmetic.interval import Interval
     from symq.arithmetic.numeric import Evaluated
-    from symq.engines.normalization.certified import certify_intervals
     from symq.arithmetic.exact import to_fraction
     digits, model, q = request.digits or 30, request.model, request.quantity
     size = len(model.servers) + len(model.classes)
     bits = int(digits * math.log2(10)) + 24 + (len(model.servers) if arithmetic == "interval"
                                                 else 8 + 4 * size)
-    limit = 16 * bits
     lam = {c: to_fraction(v) for c, v in model.arrival_rates.items()} if q in _MEANS else {}
-    while bits <= limit:
+
+    def items_at(bits: int) -> dict:
         raw = intervals_at(bits)
         if q == "empty-probability":
-            items = {("",): raw["empty"]}
-        elif q == "normalizing-constant":
-            items = {("",): raw["G"]}
-        elif q == "server-idle-probability":
-            items = {("per_server", s): raw["idle"][s] for s in model.servers}
+            return {("",): raw["empty"]}
+        if q == "normalizing-constant":
+            return {("",): raw["G"]}
+        if q == "server-idle-probability":
+            return {("per_server", s): raw["idle"][s] for s in model.servers}
+        per = {c: raw["L"][c] for c in model.classes}
+        total = Interval(sum((v.lower for v in per.values()), Fraction(0)),
+                         sum((v.upper for v in per.values()), Fraction(0)))
+        if q == "mean-response-time":
+            lam_total = sum(lam.values(), Fraction(0))
+            per = {c: Interval(v.lower / lam[c], v.upper / lam[c]) for c, v in per.items()}
+            total = Interval(total.lower / lam_total, total.upper / lam_total)
+        return {("total",): total, **{("per_class", c): v for c, v in per.items()}}
+
+    balls, _ = raise_precision(items_at, digits, bits)
+    if list(balls) == [("",)]:
+        return Evaluated(None, balls[("",)].text)
+    out: dict[str, Any] = {}
+    for key, ball in balls.items():
+        if len(key) == 1:
+            out[key[0]] = Evaluated(None, ball.text)
         else:
-            per = {c: raw["L"][c] for c in model.classes}
-            total = Interval(sum((v.lower for v in per.values()), Fraction(0)),
-                             sum((v.upper for v in per.values()), Fraction(0)))
-            if q == "mean-response-time":
-                lam_total = sum(lam.values(), Fraction(0))
-                per = {c: Interval(v.lower / lam[c], v.upper / lam[c]) for c, v in per.items()}
-                total = Interval(total.lower / lam_total, total.upper / lam_total)
-            items = {("total",): total, **{("per_class", c): v for c, v in per.items()}}
-        balls, grow = certify_intervals(items, digits, bits)
+            out.setdefault(key[0], {})[key[1]] = Evaluated(None, ball.text)
+    return out
+
+
+def raise_precision(items_at, digits: int, bits: int, limit: int | None = None
+                    ) -> tuple[dict, int]:
+    """The precision-raising loop: ``items_at(bits)`` (nonnegative intervals by key) until every
+    interval certifies ``digits`` digits, raising the bits by what the widest lacks, up to
+    ``limit`` (default 16 times the first).
+
+    Parameters
+    ----------
+    items_at : callable
+        ``bits -> {key: Interval}``.
+    digits, bits : int
+        Digits wanted; first working precision.
+    limit : int, optional
+        The largest precision tried.
+
+    Returns
+    -------
+    (dict, int)
+        ``{key: Ball}`` and the bits that certified them.
+
+    Raises
+    ------
+    UnsupportedError
+        No precision up to ``limit`` certified every value (a value on a rounding tie).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from symq.arithmetic.interval import Interval
+    >>> raise_precision(lambda b: {"x": Interval(F(1, 3), F(1, 3))}, 5, 64)[0]["x"].text
+    '0.33333'
+
+    Running time: the enclosures at each precision tried (usually one).
+    """
+    from symq.engines.normalization.certified import certify_intervals
+    limit = limit or 16 * bits
+    while bits <= limit:
+        balls, grow = certify_intervals(items_at(bits), digits, bits)
         if balls is not None:
-            if list(items) == [("",)]:
-                return Evaluated(None, balls[("",)].text)
-            out: dict[str, Any] = {}
-            for key, ball in balls.items():
-                if len(key) == 1:
-                    out[key[0]] = Evaluated(None, ball.text)
-                else:
-                    out.setdefault(key[0], {})[key[1]] = Evaluated(None, ball.text)
-            return out
+            return balls, bits
         bits += grow
     raise UnsupportedError(f"could not certify {digits} digits up to {limit} bits (a value on a "
                            "rounding tie?); use the exact route (--exact)")

@@ -174,8 +174,7 @@ def certified_values(model: Model, discipline: str, per_class: bool, digits: int
     import math
     from fractions import Fraction
     from symq.arithmetic.interval import Interval, merge_components
-    from symq.engines.normalization.certified import certify_intervals
-    from symq.queries.compute import _intervals
+    from symq.queries.compute import _intervals, raise_precision
     from symq.queries.request import Request
     if not model.is_numeric:
         raise UnsupportedError("certified digits need numeric rates: set every symbol")
@@ -195,11 +194,13 @@ def certified_values(model: Model, discipline: str, per_class: bool, digits: int
     bits = start_bits or (int(digits * math.log2(10)) + 24 + len(model.servers) if kernel else
                           int(digits * math.log2(10)) + 32 + 4 * (len(model.classes)
                                                                    + len(model.servers)))
-    limit = max_bits or 16 * bits
-    while bits <= limit:
+    shape: dict = {}
+
+    def items_at(bits: int) -> dict:
         results = [part_run(p, bits) for p in parts]
         raw = results[0] if len(results) == 1 else merge_components(model, results, per_class,
                                                                     idle)
+        shape["raw"] = raw
         flat = {("G",): raw["G"], ("empty",): raw["empty"]}
         for s, v in (raw.get("idle") or {}).items():
             flat[("idle", s)] = v
@@ -208,18 +209,16 @@ def certified_values(model: Model, discipline: str, per_class: bool, digits: int
             flat[("L_total",)] = raw.get("L_total") or Interval(
                 sum((v.lower for v in raw["L"].values()), Fraction(0)),
                 sum((v.upper for v in raw["L"].values()), Fraction(0)))
-        balls, grow = certify_intervals(flat, digits, bits)
-        if balls is not None:
-            out = {"G": balls[("G",)], "empty": balls[("empty",)],
-                   "idle": None if not raw.get("idle") else
-                   {s: balls[("idle", s)] for s in raw["idle"]}}
-            if per_class:
-                out["L"] = {c: balls[("L", c)] for c in raw["L"]}
-                out["L_total"] = balls[("L_total",)]
-            return out, bits
-        bits += grow
-    raise UnsupportedError(f"could not certify {digits} digits up to {limit} bits (a value on a "
-                           "rounding tie?); use the exact route (--exact)")
+        return flat
+
+    balls, bits = raise_precision(items_at, digits, bits, max_bits)
+    raw = shape["raw"]
+    out = {"G": balls[("G",)], "empty": balls[("empty",)],
+           "idle": None if not raw.get("idle") else {s: balls[("idle", s)] for s in raw["idle"]}}
+    if per_class:
+        out["L"] = {c: balls[("L", c)] for c in raw["L"]}
+        out["L_total"] = balls[("L_total",)]
+    return out, bits
 
 
 def exact_is_cheap(model: Model, discipline: str) -> bool:

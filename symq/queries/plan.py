@@ -379,9 +379,8 @@ def component_plans(request: Request, arithmetic: str) -> list[Plan] | None:
             arithmetic == "symbolic" and request.numeric:
         request.extra[key] = []
         return []
-    allowed = (arithmetic,) if arithmetic in ("exact", "symbolic") else (arithmetic, "exact")
-    if arithmetic == "interval":
-        allowed = ("interval", "ball", "exact")
+    allowed = {"interval": ("interval", "ball", "exact"),
+               "ball": ("ball", "exact")}.get(arithmetic, (arithmetic,))
     plans = []
     for part in facts.components:
         sub = Request(part, request.quantity, request.discipline, exact=request.exact,
